@@ -1,0 +1,142 @@
+package contracts
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Dialects of the assembled message parts.
+const (
+	DialectOpenAIChat = "openai-chat"
+	DialectAnthropic  = "anthropic"
+)
+
+// Locales of human-readable text produced by the worker. Chinese is the default, as in the seeds.
+const (
+	LocaleZH = "zh"
+	LocaleEN = "en"
+)
+
+// Capability names of the LLM service registry.
+const (
+	CapText   = "text"
+	CapVision = "vision"
+	CapFile   = "file"
+	CapAudio  = "audio"
+	CapVideo  = "video"
+)
+
+// GetArtifactRequest is the body of tool.get_artifact.
+type GetArtifactRequest struct {
+	RequestID string `json:"request_id"`
+	// Ref is "artifact:{id}", a bare id, or a workspace id "ws:{workspaceId}:{base64url(path)}".
+	Ref string `json:"ref"`
+	// ServiceID names the agent's LLM service in the capability registry.
+	ServiceID string `json:"service_id,omitempty"`
+	// Capabilities, when present (even empty), overrides the registry for this request.
+	Capabilities []string `json:"capabilities,omitempty"`
+	// Dialect of Assembly: openai-chat (default) or anthropic.
+	Dialect string `json:"dialect,omitempty"`
+	// Locale of descriptions: zh (default) or en.
+	Locale string `json:"locale,omitempty"`
+}
+
+// Content types and routings of a ContentRouteResult.
+const (
+	ContentText   = "text"
+	ContentImage  = "image"
+	ContentBinary = "binary"
+
+	RouteText     = "text"
+	RouteImageURL = "image_url"
+	RouteFile     = "file"
+)
+
+// Artifact kinds (ArtifactMetadata.Type).
+const (
+	KindText     = "text"
+	KindImage    = "image"
+	KindAudio    = "audio"
+	KindVideo    = "video"
+	KindDocument = "document"
+	KindOther    = "other"
+)
+
+// ContentRouteResult is the seeds' routing result; field names are kept so that a runtime which
+// already reads a ContentRouteResult needs no change. Base64 only ever appears in ImageURL.ImageURL.URL
+// and File.File.Data, never in Content.
+type ContentRouteResult struct {
+	ContentType string `json:"contentType"`
+	Routing     string `json:"routing"`
+	// Content is the text itself (routing text, content type text) or a short description.
+	Content  string           `json:"content"`
+	ImageURL *ImageURLPart    `json:"imageUrl,omitempty"`
+	File     *FilePart        `json:"file,omitempty"`
+	Metadata ArtifactMetadata `json:"metadata"`
+}
+
+// ImageURLPart is an OpenAI-style image part: {"type":"image_url","image_url":{"url":"data:..."}}.
+type ImageURLPart struct {
+	Type     string   `json:"type"`
+	ImageURL ImageURL `json:"image_url"`
+}
+
+// ImageURL holds a data URL.
+type ImageURL struct {
+	URL string `json:"url"`
+}
+
+// FilePart is the seeds' file part: {"type":"file","file":{"filename","mimeType","data"}}; Data is
+// standard base64 without a data: prefix.
+type FilePart struct {
+	Type string   `json:"type"`
+	File FileData `json:"file"`
+}
+
+// FileData is the body of a FilePart.
+type FileData struct {
+	Filename string `json:"filename"`
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+// ArtifactMetadata describes the artifact a ContentRouteResult is about.
+type ArtifactMetadata struct {
+	ID         string    `json:"id"`
+	Type       string    `json:"type"`
+	Filename   string    `json:"filename"`
+	MimeType   string    `json:"mimeType"`
+	Size       int64     `json:"size"`
+	CreatedAt  time.Time `json:"createdAt"`
+	BinaryType string    `json:"binaryType,omitempty"`
+	// TooLarge is set when the artifact exceeded the size limit and was described, not read.
+	TooLarge bool `json:"tooLarge,omitempty"`
+	// Confidence of the type detection, 0..1.
+	Confidence   float64 `json:"confidence,omitempty"`
+	WorkspaceID  string  `json:"workspaceId,omitempty"`
+	RelativePath string  `json:"relativePath,omitempty"`
+}
+
+// GetArtifactResult is the result of tool.get_artifact: the ContentRouteResult fields at the top
+// level, plus Assembly, the message parts ready to send in the requested dialect.
+type GetArtifactResult struct {
+	ContentRouteResult
+	Assembly Assembly `json:"assembly"`
+}
+
+// Assembly holds what the agent runtime sends to the model for a tool call's result.
+//
+// openai-chat: ToolContent is a string (tool messages take text only) and, when media is routed to
+// the model, FollowUp holds one user message carrying it. anthropic: ToolContent is the content list
+// of the tool_result block (text plus an image or document block); FollowUp is empty.
+type Assembly struct {
+	Dialect     string          `json:"dialect"`
+	ToolContent json.RawMessage `json:"toolContent"`
+	FollowUp    []ChatMessage   `json:"followUp,omitempty"`
+}
+
+// ChatMessage is a message in the dialect's own shape; Content is a string or a list of parts.
+type ChatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}

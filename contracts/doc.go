@@ -1,0 +1,8 @@
+// Package contracts holds wire contract v1 of the artifact worker: the NATS subjects it serves, the
+// headers it reads and writes, the reply envelope, the stable error codes, and the request and result
+// types of every subject. It has no dependencies beyond the standard library so that any Go agent
+// runtime can import it; runtimes in other languages use the JSON Schema files in schema/.
+//
+// The contract is versioned: additive changes (new optional fields, new error codes, new subjects)
+// keep version 1; anything else gets a new version with new subjects. See README.md.
+package contracts

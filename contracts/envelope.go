@@ -1,0 +1,48 @@
+package contracts
+
+import "encoding/json"
+
+// Reply is the envelope of every reply. Exactly one of Result (when OK) or Error (when not OK) is set.
+type Reply struct {
+	RequestID string          `json:"request_id"`
+	OK        bool            `json:"ok"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *Error          `json:"error,omitempty"`
+}
+
+// Error is the error object of a failed reply. Code is stable and meant for programs; Message is for
+// people and may change. Field names the offending request field for invalid_request; Ref echoes
+// the artifact reference for artifact errors.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+	Ref     string `json:"ref,omitempty"`
+	// Retryable tells the caller that sending the same request again later may succeed.
+	Retryable bool `json:"retryable,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Stable error codes of contract v1.
+const (
+	CodeInvalidRequest       = "invalid_request"
+	CodeArtifactNotFound     = "artifact_not_found"
+	CodeInvalidArtifactID    = "invalid_artifact_id"
+	CodePathTraversalBlocked = "path_traversal_blocked"
+	CodeInvalidPath          = "invalid_path"
+	CodeMissingMimeType      = "missing_mime_type"
+	CodeFileNotFound         = "file_not_found"
+	CodePermissionDenied     = "permission_denied"
+	CodeWriteFailed          = "write_failed"
+	CodeInvalidImageID       = "invalid_image_id"
+	CodeImageNotFound        = "image_not_found"
+	CodePayloadTooLarge      = "payload_too_large"
+	CodeUnavailable          = "unavailable"
+	CodeInternal             = "internal_error"
+)
+
+// Envelope is the part every request shares; it is what the worker decodes first.
+type Envelope struct {
+	RequestID string `json:"request_id"`
+}

@@ -1,0 +1,50 @@
+package contracts
+
+import "encoding/json"
+
+// GetHistoryImageRequest is the body of tool.get_history_image.
+type GetHistoryImageRequest struct {
+	RequestID string `json:"request_id"`
+	// ImageMD5 is the hex MD5 from a [Picture:history_{md5}] placeholder, with or without "history_".
+	ImageMD5 string `json:"image_md5"`
+	Dialect  string `json:"dialect,omitempty"`
+	Locale   string `json:"locale,omitempty"`
+}
+
+// HistoryImageBlock is the seeds' multimodal block: {"type":"image","mime_type","base64"}.
+type HistoryImageBlock struct {
+	Type     string `json:"type"`
+	MimeType string `json:"mime_type"`
+	Base64   string `json:"base64"`
+}
+
+// GetHistoryImageResult is the result of tool.get_history_image.
+type GetHistoryImageResult struct {
+	Content  []HistoryImageBlock `json:"content"`
+	Assembly Assembly            `json:"assembly"`
+}
+
+// PreprocessRequest is the body of context.preprocess. Messages is a list of [role, content] pairs
+// or {"role","content"} objects; the reply keeps the shape it came in.
+type PreprocessRequest struct {
+	RequestID string          `json:"request_id"`
+	Messages  json.RawMessage `json:"messages"`
+	Locale    string          `json:"locale,omitempty"`
+}
+
+// PreprocessResult is the result of context.preprocess.
+type PreprocessResult struct {
+	Messages json.RawMessage `json:"messages"`
+	Stats    PreprocessStats `json:"stats"`
+}
+
+// PreprocessStats reports what preprocessing removed from the context.
+type PreprocessStats struct {
+	ImagesReplaced int `json:"images_replaced"`
+	// BytesRemoved counts the characters of base64 data taken out of the context.
+	BytesRemoved int64 `json:"bytes_removed"`
+	// TokensSavedEstimate estimates the input tokens saved per later turn.
+	TokensSavedEstimate int64 `json:"tokens_saved_estimate"`
+	// CacheFailures counts images left in place because the cache write failed.
+	CacheFailures int `json:"cache_failures"`
+}

@@ -1,0 +1,89 @@
+// Package natstest starts real, embedded nats-servers with JetStream for tests.
+package natstest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Options tunes the test server. The zero value gives JetStream on a random loopback port with a
+// store under t.TempDir() and the default 1 MiB max payload.
+type Options struct {
+	// Port, when non-zero, binds that port (a restarted server keeps its clients' URL).
+	Port int
+	// StoreDir, when set, is the JetStream store directory (reuse it to keep data across restarts).
+	StoreDir string
+	// MaxPayload overrides the 1 MiB default.
+	MaxPayload int32
+}
+
+// Start runs an embedded nats-server until the test ends.
+func Start(t testing.TB, opts ...Options) *server.Server {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.StoreDir == "" {
+		o.StoreDir = t.TempDir()
+	}
+	s, err := NewServer(o)
+	if err != nil {
+		t.Fatalf("natstest: %v", err)
+	}
+	t.Cleanup(func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+	return s
+}
+
+// NewServer starts an embedded nats-server outside of a test (TestMain, helper processes). The
+// caller shuts it down.
+func NewServer(o Options) (*server.Server, error) {
+	port := o.Port
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	sopts := &server.Options{
+		Host:      "127.0.0.1",
+		Port:      port,
+		JetStream: true,
+		StoreDir:  o.StoreDir,
+		NoLog:     true,
+		NoSigs:    true,
+	}
+	if o.MaxPayload > 0 {
+		sopts.MaxPayload = o.MaxPayload
+	}
+	s, err := server.NewServer(sopts)
+	if err != nil {
+		return nil, err
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		s.Shutdown()
+		return nil, errNotReady
+	}
+	return s, nil
+}
+
+type notReadyError struct{}
+
+func (notReadyError) Error() string { return "nats-server not ready within 10s" }
+
+var errNotReady error = notReadyError{}
+
+// Connect opens a client connection to s that is closed when the test ends.
+func Connect(t testing.TB, s *server.Server, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(s.ClientURL(), opts...)
+	if err != nil {
+		t.Fatalf("natstest: connect: %v", err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
