@@ -1,0 +1,106 @@
+// Package claimcheck moves message bodies that are too large for one NATS message through a
+// JetStream Object Store bucket. The message then carries an empty body and a Claim-Check header
+// naming the object; the receiver resolves it. Both the worker and the Go client use it, in both
+// directions (requests and replies).
+//
+// Objects expire with the bucket's TTL; a receiver that resolves a claim does not delete it, so a
+// redelivered or replayed message can resolve it again until it expires.
+package claimcheck
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// ErrExpired means a Claim-Check header names an object that is not (or no longer) in the bucket.
+var ErrExpired = errors.New("claim check: object not found or expired")
+
+// headroom is kept free for headers and protocol overhead when deciding whether a body fits.
+const headroom = 16 * 1024
+
+// DefaultTTL is how long claimed bodies are kept.
+const DefaultTTL = time.Hour
+
+// Store offloads and resolves claim-checked bodies. It is safe for concurrent use.
+type Store struct {
+	obj        jetstream.ObjectStore
+	maxPayload int64
+}
+
+// Ensure creates or updates the claim-check bucket (idempotent; safe when replicas start at once)
+// and returns a Store that offloads bodies larger than maxPayload minus a headroom for headers.
+func Ensure(ctx context.Context, js jetstream.JetStream, ttl time.Duration, maxPayload int64) (*Store, error) {
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket:      contracts.ClaimCheckBucket,
+		Description: "bodies of worker requests and replies too large for one NATS message",
+		TTL:         ttl,
+		Storage:     jetstream.FileStorage,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+	}
+	return &Store{obj: obj, maxPayload: maxPayload}, nil
+}
+
+// Fits reports whether a body of n bytes can travel inline.
+func (s *Store) Fits(n int) bool { return int64(n) <= s.maxPayload-headroom }
+
+// Prepare returns the message to publish for subject with body: the body itself when it fits, or an
+// empty body with a Claim-Check header after storing the body in the bucket. hdr may be nil; it is
+// copied, not modified.
+func (s *Store) Prepare(ctx context.Context, subject string, hdr nats.Header, body []byte) (*nats.Msg, error) {
+	msg := &nats.Msg{Subject: subject, Header: nats.Header{}}
+	for k, v := range hdr {
+		msg.Header[k] = append([]string(nil), v...)
+	}
+	if s.Fits(len(body)) {
+		msg.Data = body
+		return msg, nil
+	}
+	name, err := newName()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.obj.PutBytes(ctx, name, body); err != nil {
+		return nil, fmt.Errorf("claim check: store %d bytes: %w", len(body), err)
+	}
+	msg.Header.Set(contracts.HeaderClaimCheck, name)
+	return msg, nil
+}
+
+// Resolve returns the real body of a message: data itself without a Claim-Check header, else the
+// claimed object. A missing object is ErrExpired.
+func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) ([]byte, error) {
+	name := hdr.Get(contracts.HeaderClaimCheck)
+	if name == "" {
+		return data, nil
+	}
+	body, err := s.obj.GetBytes(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrExpired, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claim check: fetch %s: %w", name, err)
+	}
+	return body, nil
+}
+
+func newName() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("claim check: name: %w", err)
+	}
+	return "claim_" + hex.EncodeToString(b[:]), nil
+}

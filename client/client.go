@@ -1,0 +1,131 @@
+// Package client is the Go client of the worker's wire contract v1: it publishes a request to the
+// worker's JetStream stream with a Reply-To inbox and waits for the reply, moving bodies larger than
+// the connection's max payload through the claim-check bucket in both directions.
+//
+// A Client is safe for concurrent use. It does not own the connection it is given.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/agentworks/artifact-worker/claimcheck"
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// ErrNoReply means no reply arrived before the context ended.
+var ErrNoReply = errors.New("client: no reply before the deadline")
+
+// Client sends requests to the worker.
+type Client struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	claims *claimcheck.Store
+}
+
+// New returns a client on nc, creating the claim-check bucket if it does not exist yet.
+func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	claims, err := claimcheck.Ensure(ctx, js, claimcheck.DefaultTTL, nc.MaxPayload())
+	if err != nil {
+		return nil, err
+	}
+	return &Client{nc: nc, js: js, claims: claims}, nil
+}
+
+// CallRaw publishes body (a JSON request) on subject and returns the reply body, claim check
+// resolved. The request_id of body becomes the Nats-Msg-Id, so a retried call with the same id is
+// stored once. The caller's trace context in ctx is sent as traceparent.
+func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]byte, error) {
+	var env contracts.Envelope
+	_ = json.Unmarshal(body, &env) // the worker answers malformed bodies with invalid_request
+
+	inbox := c.nc.NewInbox()
+	sub, err := c.nc.SubscribeSync(inbox)
+	if err != nil {
+		return nil, fmt.Errorf("client: subscribe %s: %w", inbox, err)
+	}
+	defer sub.Unsubscribe() //nolint:errcheck // best effort
+
+	hdr := nats.Header{}
+	hdr.Set(contracts.HeaderReplyTo, inbox)
+	if env.RequestID != "" {
+		hdr.Set(contracts.HeaderMsgID, env.RequestID)
+	}
+	propagation.TraceContext{}.Inject(ctx, headerCarrier(hdr))
+	msg, err := c.claims.Prepare(ctx, subject, hdr, body)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.js.PublishMsg(ctx, msg); err != nil {
+		return nil, fmt.Errorf("client: publish %s: %w", subject, err)
+	}
+	reply, err := sub.NextMsgWithContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: %s request_id %q: %w", ErrNoReply, subject, env.RequestID, ctx.Err())
+		}
+		return nil, fmt.Errorf("client: wait for reply: %w", err)
+	}
+	return c.claims.Resolve(ctx, reply.Header, reply.Data)
+}
+
+// Call marshals req, sends it, and decodes the reply's result into result (which may be nil). A
+// reply with ok=false is returned as a *contracts.Error.
+func (c *Client) Call(ctx context.Context, subject string, req any, result any) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("client: encode request: %w", err)
+	}
+	raw, err := c.CallRaw(ctx, subject, body)
+	if err != nil {
+		return err
+	}
+	var rep contracts.Reply
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return fmt.Errorf("client: decode reply: %w", err)
+	}
+	if !rep.OK {
+		if rep.Error == nil {
+			return &contracts.Error{Code: contracts.CodeInternal, Message: "reply with ok=false and no error"}
+		}
+		return rep.Error
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(rep.Result, result); err != nil {
+		return fmt.Errorf("client: decode result: %w", err)
+	}
+	return nil
+}
+
+// headerCarrier writes W3C trace headers into nats.Header with their lower-case names, as sent on the
+// wire (propagation.HeaderCarrier would canonicalise them to "Traceparent").
+type headerCarrier nats.Header
+
+func (h headerCarrier) Get(key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func (h headerCarrier) Set(key, value string) { h[key] = []string{value} }
+
+func (h headerCarrier) Keys() []string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	return keys
+}

@@ -1,0 +1,16 @@
+// Package messaging runs the worker's request pipeline on NATS JetStream with a Watermill router.
+//
+// Topology (created or updated idempotently by EnsureTopology at start, safe when replicas race):
+//   - one stream (default WORKER_REQUESTS) capturing every request subject of contract v1, limits
+//     retention with a max age (default 24 h) so requests stay replayable;
+//   - one durable pull consumer per subject (ConsumerName), shared by every replica, so each
+//     request is handled by one replica;
+//   - a dead-letter stream (default WORKER_DEADLETTER) capturing deadletter.>;
+//   - the claim-check Object Store bucket (package claimcheck).
+//
+// Delivery: a message is acked only after its reply was published (or, for a failure that cannot
+// succeed, after the error reply and the dead letter were published). A transient failure is retried
+// in-process a few times, then nak'ed with a back-off so JetStream redelivers it, possibly to another
+// replica; on its last delivery (MaxDeliver) it is answered with an error and dead-lettered instead.
+// A worker that dies mid-message loses nothing: JetStream redelivers after AckWait.
+package messaging

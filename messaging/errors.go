@@ -1,0 +1,46 @@
+package messaging
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// ErrorMapper turns a handler error into the wire error sent to the caller and says whether the
+// failure is transient (worth retrying: storage or NATS unavailable, a timeout) or permanent (the same
+// request will fail the same way: reply at once, never retry). It is the one place where typed errors
+// become wire codes; the handlers package provides it.
+type ErrorMapper func(error) (wire *contracts.Error, transient bool)
+
+// RequestError is a failure detected by the pipeline itself before the handler ran: an undecodable
+// body, a missing request_id, an expired claim check. Such a message is poison: it is answered with
+// the error (when it names a Reply-To) and dead-lettered.
+type RequestError struct {
+	Wire *contracts.Error
+}
+
+func (e *RequestError) Error() string { return e.Wire.Error() }
+
+func invalidRequest(field, format string, args ...any) error {
+	return &RequestError{Wire: &contracts.Error{
+		Code:    contracts.CodeInvalidRequest,
+		Message: fmt.Sprintf(format, args...),
+		Field:   field,
+	}}
+}
+
+// finalError marks an error that ends the message's life: it was answered with an error reply and
+// must be dead-lettered and acked, never redelivered.
+type finalError struct {
+	err    error
+	reason string
+}
+
+func (e *finalError) Error() string { return e.reason + ": " + e.err.Error() }
+func (e *finalError) Unwrap() error { return e.err }
+
+func isFinal(err error) bool {
+	var f *finalError
+	return errors.As(err, &f)
+}

@@ -1,0 +1,156 @@
+package messaging
+
+// Middleware order, outermost first, and why:
+//
+//  1. admit     while shutting down, hand a new message straight back to JetStream (nak, no delay)
+//     instead of starting it; otherwise count it in flight so Shutdown can wait for it.
+//  2. observe   one span per message continuing the caller's traceparent, metrics, and one log line
+//     per outcome. It wraps everything below so it sees the final outcome, retries included.
+//  3. finalize  decides a failed message's fate: transient and deliveries left -> return the error
+//     (nak with back-off, JetStream redelivers); permanent, poison, panic or last delivery -> error
+//     reply to the caller, dead letter with the reason, ack.
+//  4. Recoverer (watermill) turns a panic into an error, so a panic never kills the worker; finalize
+//     treats it as permanent.
+//  5. Retry (watermill) retries transient errors only, in-process, with exponential back-off.
+//  6. Timeout (watermill) gives each attempt a deadline below AckWait.
+//  7. serve     resolves the claim check, decodes, runs the handler, replies.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// Outcomes, as logged and counted.
+const (
+	outcomeOK         = "ok"
+	outcomeErrorReply = "error_reply"
+	outcomeRetry      = "retry"
+	outcomeDeadLetter = "dead_letter"
+	outcomeHandedBack = "handed_back"
+)
+
+var errHandedBack = errors.New("worker is shutting down: message handed back for redelivery")
+
+func (p *Pipeline) admit(h message.HandlerFunc) message.HandlerFunc {
+	return func(m *message.Message) ([]*message.Message, error) {
+		if !p.gate.enter() {
+			p.metrics.record(m.Context(), deliveryOf(m).subject, outcomeHandedBack, 0, 0, 0)
+			return nil, errHandedBack
+		}
+		defer p.gate.leave()
+		return h(m)
+	}
+}
+
+// state is what the inner steps tell observe about a message.
+type state struct {
+	requestID string
+	outcome   string
+	code      string
+	bytesIn   int
+	bytesOut  int
+	err       error
+}
+
+type stateKey struct{}
+
+func stateOf(ctx context.Context) *state {
+	if st, ok := ctx.Value(stateKey{}).(*state); ok {
+		return st
+	}
+	return &state{}
+}
+
+func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
+	return func(m *message.Message) ([]*message.Message, error) {
+		_, err := h(m)
+		if err == nil {
+			return nil, nil
+		}
+		ctx := m.Context()
+		st := stateOf(ctx)
+		d := deliveryOf(m)
+		st.err = err
+		if p.transient(err) && d.count < uint64(p.cfg.Topology.MaxDeliver) {
+			st.outcome = outcomeRetry
+			return nil, err
+		}
+		wire, reason := p.wireError(err, d)
+		st.outcome, st.code = outcomeDeadLetter, wire.Code
+		reqID := st.requestID
+		if reqID == "" {
+			reqID = m.Metadata.Get(contracts.HeaderMsgID)
+		}
+		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); validReplySubject(replyTo) {
+			if _, rerr := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); rerr != nil {
+				p.deps.Logger.WarnContext(ctx, "error reply not sent", "subject", d.subject, "request_id", reqID, "error", rerr.Error())
+			}
+		}
+		if derr := p.deadLetter(m, d, reason); derr != nil {
+			// Not acked: JetStream redelivers it and the dead letter is tried again.
+			st.outcome = outcomeRetry
+			return nil, fmt.Errorf("dead letter: %w (after %w)", derr, err)
+		}
+		return nil, nil
+	}
+}
+
+// wireError maps a final failure to the caller's error and the dead-letter reason.
+func (p *Pipeline) wireError(err error, d delivery) (*contracts.Error, string) {
+	var re *RequestError
+	switch {
+	case errors.As(err, &re):
+		return re.Wire, "poison: " + re.Wire.Message
+	case isPanic(err):
+		return &contracts.Error{Code: contracts.CodeInternal, Message: "the worker failed on this request; it was dead-lettered for inspection"}, "panic: " + firstLine(err.Error())
+	case p.transient(err):
+		return &contracts.Error{
+			Code:      contracts.CodeUnavailable,
+			Message:   fmt.Sprintf("a dependency stayed unavailable over %d deliveries: %v", d.count, err),
+			Retryable: true,
+		}, fmt.Sprintf("max deliveries (%d) exhausted: %v", d.count, err)
+	default:
+		wire, _ := p.deps.MapError(err)
+		return wire, "permanent: " + err.Error()
+	}
+}
+
+func (p *Pipeline) deadLetter(m *message.Message, d delivery, reason string) error {
+	dl := message.NewMessage(m.UUID, m.Payload)
+	for k, v := range m.Metadata {
+		switch k {
+		case mdSubject, mdSequence, mdDelivered, contracts.HeaderMsgID, contracts.HeaderReplyTo:
+		default:
+			dl.Metadata.Set(k, v)
+		}
+	}
+	dl.Metadata.Set(contracts.HeaderDeadLetterReason, reason)
+	dl.Metadata.Set(contracts.HeaderOriginalSubject, d.subject)
+	dl.Metadata.Set(contracts.HeaderStreamSequence, strconv.FormatUint(d.sequence, 10))
+	dl.Metadata.Set(contracts.HeaderDeliveryCount, strconv.FormatUint(d.count, 10))
+	if r := m.Metadata.Get(contracts.HeaderReplyTo); r != "" {
+		dl.Metadata.Set(contracts.HeaderDeadLetterReplyTo, r)
+	}
+	return p.dlq.Publish(contracts.DeadLetterPrefix+d.subject, dl)
+}
+
+func isPanic(err error) bool {
+	var pe middleware.RecoveredPanicError
+	return errors.As(err, &pe)
+}
+
+func firstLine(s string) string {
+	for i := range len(s) {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

@@ -1,0 +1,254 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wmjs "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/jetstream"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentworks/artifact-worker/claimcheck"
+)
+
+// Request is what a Handler receives: the resolved (claim checks fetched) JSON body of a request
+// whose envelope was decoded and whose request_id is present.
+type Request struct {
+	Subject   string
+	RequestID string
+	Body      []byte
+	// Delivery counts deliveries of this message, 1 on the first.
+	Delivery uint64
+}
+
+// Handler answers one request. The result is marshalled to JSON into the reply's "result". An error
+// is mapped by the ErrorMapper: permanent errors are answered at once; transient ones are retried.
+type Handler func(ctx context.Context, req Request) (result any, err error)
+
+// Config tunes the pipeline. The zero value is completed by setDefaults.
+type Config struct {
+	Topology Topology
+	// Concurrency is the number of requests per subject one replica works on at once (default 4).
+	Concurrency int
+	// HandlerTimeout bounds one attempt (default AckWait/3). In-process retries stop once HandlerTimeout
+	// has elapsed, so one delivery takes at most about twice HandlerTimeout, which must stay below
+	// AckWait or JetStream would redeliver a message that is still being worked on.
+	HandlerTimeout time.Duration
+	// Retries are in-process retries of a transient failure before the message is nak'ed (default 2).
+	Retries int
+	// RetryInterval is the first in-process back-off, doubled per retry (default 200ms).
+	RetryInterval time.Duration
+	// NakDelays are the redelivery delays after the n-th failed delivery (default 1s, 3s, 10s, 30s;
+	// the last repeats).
+	NakDelays []time.Duration
+	// DrainTimeout bounds how long Shutdown waits for in-flight requests (default 30s).
+	DrainTimeout time.Duration
+}
+
+func (c *Config) setDefaults() {
+	c.Topology.setDefaults()
+	if c.Concurrency == 0 {
+		c.Concurrency = 4
+	}
+	if c.HandlerTimeout == 0 {
+		c.HandlerTimeout = c.Topology.AckWait / 3
+	}
+	if c.Retries == 0 {
+		c.Retries = 2
+	}
+	if c.RetryInterval == 0 {
+		c.RetryInterval = 200 * time.Millisecond
+	}
+	if len(c.NakDelays) == 0 {
+		c.NakDelays = []time.Duration{time.Second, 3 * time.Second, 10 * time.Second, 30 * time.Second}
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = 30 * time.Second
+	}
+}
+
+// Validate reports every invalid field.
+func (c Config) Validate() error {
+	errs := []error{c.Topology.Validate()}
+	if c.Concurrency < 1 || c.Concurrency > 256 {
+		errs = append(errs, fmt.Errorf("Concurrency %d: must be 1..256", c.Concurrency))
+	}
+	if c.HandlerTimeout <= 0 || 2*c.HandlerTimeout >= c.Topology.AckWait {
+		errs = append(errs, fmt.Errorf("HandlerTimeout %s: must be positive and below half of AckWait %s", c.HandlerTimeout, c.Topology.AckWait))
+	}
+	if c.Retries < 0 {
+		errs = append(errs, fmt.Errorf("Retries %d: must not be negative", c.Retries))
+	}
+	return errors.Join(errs...)
+}
+
+// Deps are the pipeline's collaborators.
+type Deps struct {
+	// SubConn consumes requests. Shutdown drains it (watermill-nats closes the connection it is given),
+	// so it must not be shared with anything that outlives the pipeline.
+	SubConn *nats.Conn
+	// PubConn publishes replies and dead letters; it stays open after Shutdown.
+	PubConn  *nats.Conn
+	Claims   *claimcheck.Store
+	MapError ErrorMapper
+	Logger   *slog.Logger
+	Tracer   trace.Tracer
+	Meter    metric.Meter
+}
+
+// Pipeline consumes the request subjects and answers them. Create it with New, start it with Run,
+// stop it with Shutdown.
+type Pipeline struct {
+	cfg      Config
+	deps     Deps
+	router   *message.Router
+	sub      *wmjs.Subscriber
+	dlq      *wmjs.Publisher
+	gate     gate
+	metrics  instruments
+	handlers map[string]Handler
+	bound    atomic.Bool
+}
+
+// New builds a pipeline serving handlers (by subject). Every subject needs a durable consumer made by
+// EnsureTopology.
+func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if deps.SubConn == nil || deps.PubConn == nil || deps.Claims == nil || deps.MapError == nil {
+		return nil, errors.New("messaging: SubConn, PubConn, Claims and MapError are required")
+	}
+	if deps.SubConn == deps.PubConn {
+		return nil, errors.New("messaging: SubConn and PubConn must be separate connections")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	p := &Pipeline{cfg: cfg, deps: deps, handlers: handlers}
+	var err error
+	if p.metrics, err = newInstruments(deps.Meter); err != nil {
+		return nil, err
+	}
+	if p.deps.Tracer == nil {
+		p.deps.Tracer = noopTracer()
+	}
+	wlog := watermill.NewSlogLoggerWithLevelMapping(deps.Logger.With("component", "watermill"), map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+	p.sub, err = wmjs.NewSubscriber(wmjs.SubscriberConfig{
+		Conn:                deps.SubConn,
+		Logger:              wlog,
+		AckWaitTimeout:      cfg.Topology.AckWait,
+		ResourceInitializer: p.bindConsumer,
+		NakDelay:            nakDelay{p: p},
+		// One message buffered per subscription: AckWait starts at prefetch.
+		ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(1)},
+		Unmarshaler:    unmarshaler{},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("messaging: subscriber: %w", err)
+	}
+	p.dlq, err = wmjs.NewPublisher(wmjs.PublisherConfig{
+		Conn:   deps.PubConn,
+		Logger: wlog,
+		// watermill-nats publishes to the configured stream "name": use the topic as the subject.
+		ConfigureStream: func(topic string) jetstream.StreamConfig { return jetstream.StreamConfig{Name: topic} },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("messaging: dead-letter publisher: %w", err)
+	}
+	p.router, err = message.NewRouter(message.RouterConfig{CloseTimeout: cfg.DrainTimeout}, wlog)
+	if err != nil {
+		return nil, err
+	}
+	for subject, h := range handlers {
+		for i := range cfg.Concurrency {
+			name := fmt.Sprintf("%s#%d", subject, i)
+			wh := p.router.AddConsumerHandler(name, subject, p.sub, p.serve(subject, h))
+			// First added runs first (outermost). The order is deliberate, see middleware.go.
+			wh.AddMiddleware(
+				p.admit,
+				p.observe,
+				p.finalize,
+				middleware.Recoverer,
+				middleware.Retry{
+					MaxRetries:      cfg.Retries,
+					InitialInterval: cfg.RetryInterval,
+					Multiplier:      2,
+					MaxInterval:     cfg.HandlerTimeout / 4,
+					MaxElapsedTime:  cfg.HandlerTimeout,
+					// Timeout below cancels each attempt's context; start every retry from the original.
+					ResetContextOnRetry: true,
+					ShouldRetry:         func(rp middleware.RetryParams) bool { return p.transient(rp.Err) },
+				}.Middleware,
+				middleware.Timeout(cfg.HandlerTimeout),
+			)
+		}
+	}
+	return p, nil
+}
+
+// bindConsumer is the watermill-nats ResourceInitializer: it binds the durable consumer of the
+// subject made by EnsureTopology instead of creating a stream named after the subject.
+func (p *Pipeline) bindConsumer(ctx context.Context, js jetstream.JetStream, subject string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
+	c, err := js.Consumer(ctx, p.cfg.Topology.Stream, ConsumerName(subject))
+	if err != nil {
+		return nil, nil, fmt.Errorf("bind consumer %s on %s: %w", ConsumerName(subject), p.cfg.Topology.Stream, err)
+	}
+	return c, nil, nil
+}
+
+// Run consumes until ctx is cancelled or Shutdown is called. It returns once the router stopped.
+func (p *Pipeline) Run(ctx context.Context) error {
+	go func() {
+		select {
+		case <-p.router.Running():
+			p.bound.Store(true)
+		case <-ctx.Done():
+		}
+	}()
+	return p.router.Run(ctx)
+}
+
+// Ready reports whether every consumer is bound and the pipeline is not shutting down.
+func (p *Pipeline) Ready() bool { return p.bound.Load() && !p.gate.closed() }
+
+// Running is closed once every handler has subscribed.
+func (p *Pipeline) Running() <-chan struct{} { return p.router.Running() }
+
+// Shutdown stops taking work (messages that arrive are handed back to JetStream at once, for another
+// replica), waits for in-flight requests to finish within Config.DrainTimeout or ctx, then closes the
+// router and drains SubConn. It returns an error if in-flight work did not finish in time; that work
+// is redelivered after AckWait.
+func (p *Pipeline) Shutdown(ctx context.Context) error {
+	p.gate.close()
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.DrainTimeout)
+	defer cancel()
+	waitErr := p.gate.wait(ctx)
+	closeErr := p.router.Close()
+	return errors.Join(waitErr, closeErr)
+}
+
+type nakDelay struct{ p *Pipeline }
+
+// WaitTime implements wmjs.Delay: the back-off before redelivery after the n-th delivery failed.
+// Work handed back while draining is redelivered at once.
+func (d nakDelay) WaitTime(n uint64) time.Duration {
+	if d.p.gate.closed() {
+		return 0
+	}
+	delays := d.p.cfg.NakDelays
+	if n == 0 {
+		n = 1
+	}
+	return delays[min(int(n)-1, len(delays)-1)]
+}

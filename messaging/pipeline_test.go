@@ -1,0 +1,377 @@
+package messaging_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/claimcheck"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/messaging"
+)
+
+var errFlaky = errors.New("dependency unavailable")
+
+type wireErr struct{ code string }
+
+func (e wireErr) Error() string { return e.code }
+
+// mapError treats errFlaky as transient and wireErr as a permanent wire error.
+func mapError(err error) (*contracts.Error, bool) {
+	var we wireErr
+	if errors.As(err, &we) {
+		return &contracts.Error{Code: we.code, Message: "permanent"}, false
+	}
+	if errors.Is(err, errFlaky) {
+		return &contracts.Error{Code: contracts.CodeUnavailable, Message: err.Error()}, true
+	}
+	return &contracts.Error{Code: contracts.CodeInternal, Message: err.Error()}, false
+}
+
+type rig struct {
+	t        *testing.T
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	pipeline *messaging.Pipeline
+	done     chan error
+}
+
+func newRig(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Handler) *rig {
+	t.Helper()
+	s := natstest.Start(t)
+	nc := natstest.Connect(t, s)
+	sub := natstest.Connect(t, s)
+	pub := natstest.Connect(t, s)
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	topo, err := messaging.EnsureTopology(ctx, js, cfg.Topology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Topology = topo
+	claims, err := claimcheck.Ensure(ctx, js, time.Hour, nc.MaxPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := messaging.New(cfg, messaging.Deps{
+		SubConn: sub, PubConn: pub, Claims: claims, MapError: mapError,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}, handlers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, nc: nc, js: js, pipeline: p, done: make(chan error, 1)}
+	go func() { r.done <- p.Run(context.Background()) }()
+	select {
+	case <-p.Running():
+	case <-time.After(10 * time.Second):
+		t.Fatal("pipeline not running")
+	}
+	t.Cleanup(func() { _ = p.Shutdown(context.Background()) })
+	return r
+}
+
+// send publishes a request with a Reply-To inbox and returns the subscription for its replies.
+func (r *rig) send(subject string, body string, hdr nats.Header) *nats.Subscription {
+	r.t.Helper()
+	inbox := nats.NewInbox()
+	sub, err := r.nc.SubscribeSync(inbox)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	msg := &nats.Msg{Subject: subject, Data: []byte(body), Header: nats.Header{}}
+	for k, v := range hdr {
+		msg.Header[k] = v
+	}
+	msg.Header.Set(contracts.HeaderReplyTo, inbox)
+	if _, err := r.js.PublishMsg(context.Background(), msg); err != nil {
+		r.t.Fatal(err)
+	}
+	return sub
+}
+
+func (r *rig) reply(sub *nats.Subscription) contracts.Reply {
+	r.t.Helper()
+	m, err := sub.NextMsg(20 * time.Second)
+	if err != nil {
+		r.t.Fatalf("no reply: %v", err)
+	}
+	var rep contracts.Reply
+	if err := json.Unmarshal(m.Data, &rep); err != nil {
+		r.t.Fatalf("bad reply %q: %v", m.Data, err)
+	}
+	return rep
+}
+
+// deadLetters returns the messages on deadletter.<subject>.
+func (r *rig) deadLetters(subject string, want int) []jetstream.Msg {
+	r.t.Helper()
+	c, err := r.js.OrderedConsumer(context.Background(), "WORKER_DEADLETTER", jetstream.OrderedConsumerConfig{FilterSubjects: []string{contracts.DeadLetterPrefix + subject}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	batch, err := c.Fetch(want, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var out []jetstream.Msg
+	for m := range batch.Messages() {
+		out = append(out, m)
+	}
+	return out
+}
+
+const subj = contracts.SubjectGetArtifact
+
+func echo(ctx context.Context, req messaging.Request) (any, error) {
+	return map[string]string{"echo": req.RequestID}, nil
+}
+
+func TestReplyEnvelope(t *testing.T) {
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: echo})
+	rep := r.reply(r.send(subj, `{"request_id":"abc"}`, nil))
+	if !rep.OK || rep.RequestID != "abc" || string(rep.Result) != `{"echo":"abc"}` {
+		t.Fatalf("reply = %+v result %s", rep, rep.Result)
+	}
+}
+
+func TestPermanentErrorIsAnsweredOnceAndNotRetried(t *testing.T) {
+	var calls atomic.Int32
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		calls.Add(1)
+		return nil, wireErr{"artifact_not_found"}
+	}})
+	rep := r.reply(r.send(subj, `{"request_id":"p1"}`, nil))
+	if rep.OK || rep.Error.Code != "artifact_not_found" {
+		t.Fatalf("reply = %+v", rep)
+	}
+	time.Sleep(300 * time.Millisecond) // a retry would have happened by now
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("handler ran %d times, want 1", n)
+	}
+}
+
+func TestTransientErrorIsRetriedUntilItSucceeds(t *testing.T) {
+	var calls atomic.Int32
+	cfg := messaging.Config{RetryInterval: 10 * time.Millisecond, NakDelays: []time.Duration{50 * time.Millisecond}}
+	r := newRig(t, cfg, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		if calls.Add(1) < 5 { // 3 in-process attempts fail, then a redelivery fails once more
+			return nil, errFlaky
+		}
+		return map[string]uint64{"delivery": req.Delivery}, nil
+	}})
+	rep := r.reply(r.send(subj, `{"request_id":"t1"}`, nil))
+	if !rep.OK || string(rep.Result) != `{"delivery":2}` {
+		t.Fatalf("reply = %+v %s", rep, rep.Result)
+	}
+}
+
+func TestTransientErrorExhaustingMaxDeliverIsAnsweredAndDeadLettered(t *testing.T) {
+	var calls atomic.Int32
+	cfg := messaging.Config{
+		Topology:      messaging.Topology{MaxDeliver: 3},
+		Retries:       1,
+		RetryInterval: 5 * time.Millisecond,
+		NakDelays:     []time.Duration{20 * time.Millisecond},
+	}
+	r := newRig(t, cfg, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		calls.Add(1)
+		return nil, errFlaky
+	}})
+	sub := r.send(subj, `{"request_id":"x1"}`, nil)
+	rep := r.reply(sub)
+	if rep.OK || rep.Error.Code != contracts.CodeUnavailable || !rep.Error.Retryable || rep.RequestID != "x1" {
+		t.Fatalf("reply = %+v %+v", rep, rep.Error)
+	}
+	if n := calls.Load(); n != 6 { // 3 deliveries x (1 attempt + 1 retry)
+		t.Errorf("handler ran %d times, want 6", n)
+	}
+	dl := r.deadLetters(subj, 1)
+	if len(dl) != 1 {
+		t.Fatalf("dead letters = %d, want 1", len(dl))
+	}
+	h := dl[0].Headers()
+	if h.Get(contracts.HeaderDeliveryCount) != "3" || h.Get(contracts.HeaderOriginalSubject) != subj || h.Get(contracts.HeaderDeadLetterReason) == "" {
+		t.Errorf("dead-letter headers = %v", h)
+	}
+	if string(dl[0].Data()) != `{"request_id":"x1"}` {
+		t.Errorf("dead letter body = %q", dl[0].Data())
+	}
+}
+
+func TestPoisonMessagesAreAnsweredAndDeadLettered(t *testing.T) {
+	var calls atomic.Int32
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		calls.Add(1)
+		return echo(ctx, req)
+	}})
+	cases := []struct{ name, body, field string }{
+		{"not json", `{"request_id":`, ""},
+		{"not an object", `[1,2]`, ""},
+		{"no request_id", `{"ref":"a"}`, "request_id"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := r.reply(r.send(subj, c.body, nats.Header{contracts.HeaderMsgID: {"poison-" + c.name}}))
+			if rep.OK || rep.Error.Code != contracts.CodeInvalidRequest || rep.Error.Field != c.field {
+				t.Fatalf("reply = %+v %+v", rep, rep.Error)
+			}
+			if rep.RequestID != "poison-"+c.name {
+				t.Errorf("request_id = %q, want the Nats-Msg-Id", rep.RequestID)
+			}
+		})
+	}
+	if got := len(r.deadLetters(subj, len(cases))); got != len(cases) {
+		t.Fatalf("dead letters = %d, want %d", got, len(cases))
+	}
+	if calls.Load() != 0 {
+		t.Fatal("handler ran for a poison message")
+	}
+}
+
+func TestPanicIsContainedAnsweredAndDeadLettered(t *testing.T) {
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		if req.RequestID == "boom" {
+			panic("handler bug")
+		}
+		return echo(ctx, req)
+	}})
+	rep := r.reply(r.send(subj, `{"request_id":"boom"}`, nil))
+	if rep.OK || rep.Error.Code != contracts.CodeInternal {
+		t.Fatalf("reply = %+v", rep)
+	}
+	if rep := r.reply(r.send(subj, `{"request_id":"after"}`, nil)); !rep.OK {
+		t.Fatalf("worker stopped serving after a panic: %+v", rep)
+	}
+	if len(r.deadLetters(subj, 1)) != 1 {
+		t.Fatal("panicked message not dead-lettered")
+	}
+}
+
+// A repeated header key made watermill-nats' default unmarshaler fail and the subscriber crash.
+func TestRepeatedHeaderKeyDoesNotCrash(t *testing.T) {
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: echo})
+	rep := r.reply(r.send(subj, `{"request_id":"dup"}`, nats.Header{"X-Dup": {"a", "b"}, "traceparent": {"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "junk"}}))
+	if !rep.OK {
+		t.Fatalf("reply = %+v", rep)
+	}
+}
+
+func TestInvalidReplyToIsPoison(t *testing.T) {
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: echo})
+	msg := &nats.Msg{Subject: subj, Data: []byte(`{"request_id":"rt"}`), Header: nats.Header{contracts.HeaderReplyTo: {"bad.*.subject"}}}
+	if _, err := r.js.PublishMsg(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	dl := r.deadLetters(subj, 1)
+	if len(dl) != 1 {
+		t.Fatal("message with an unusable Reply-To not dead-lettered")
+	}
+}
+
+func TestLargeRequestAndReplyTravelByClaimCheck(t *testing.T) {
+	big := make([]byte, 3<<20)
+	for i := range big {
+		big[i] = 'a' + byte(i%26)
+	}
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		var in struct{ Blob string }
+		_ = json.Unmarshal(req.Body, &in)
+		return map[string]string{"blob": in.Blob}, nil
+	}})
+	claims, err := claimcheck.Ensure(context.Background(), r.js, time.Hour, r.nc.MaxPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"request_id":"big","blob":%q}`, big)
+	inbox := nats.NewInbox()
+	sub, _ := r.nc.SubscribeSync(inbox)
+	msg, err := claims.Prepare(context.Background(), subj, nats.Header{contracts.HeaderReplyTo: {inbox}}, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.Header.Get(contracts.HeaderClaimCheck) == "" {
+		t.Fatal("a 3 MB request was not claim-checked")
+	}
+	if _, err := r.js.PublishMsg(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	m, err := sub.NextMsg(20 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Get(contracts.HeaderClaimCheck) == "" || len(m.Data) != 0 {
+		t.Fatal("a 3 MB reply was not claim-checked")
+	}
+	data, err := claims.Resolve(context.Background(), m.Header, m.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		OK     bool
+		Result struct{ Blob string }
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || !rep.OK || rep.Result.Blob != string(big) {
+		t.Fatalf("claim-checked round trip lost data (ok=%v, err=%v)", rep.OK, err)
+	}
+}
+
+// Shutdown lets in-flight requests finish and reply, and hands queued ones back to JetStream.
+func TestShutdownFinishesInFlightWork(t *testing.T) {
+	started := make(chan struct{}, 10)
+	release := make(chan struct{})
+	r := newRig(t, messaging.Config{Concurrency: 1, DrainTimeout: 10 * time.Second}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		started <- struct{}{}
+		<-release
+		return echo(ctx, req)
+	}})
+	first := r.send(subj, `{"request_id":"inflight"}`, nil)
+	<-started
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var shutdownErr error
+	go func() {
+		defer wg.Done()
+		shutdownErr = r.pipeline.Shutdown(context.Background())
+	}()
+	waitFor(t, func() bool { return !r.pipeline.Ready() })
+	close(release)
+	wg.Wait()
+	if shutdownErr != nil {
+		t.Fatalf("Shutdown: %v", shutdownErr)
+	}
+	if rep := r.reply(first); !rep.OK {
+		t.Fatalf("in-flight request not answered: %+v", rep)
+	}
+	// The in-flight message was acked: the consumer has nothing pending.
+	c, _ := r.js.Consumer(context.Background(), "WORKER_REQUESTS", messaging.ConsumerName(subj))
+	info, err := c.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.NumAckPending != 0 || info.NumPending != 0 {
+		t.Fatalf("after shutdown: ack pending %d, pending %d", info.NumAckPending, info.NumPending)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,55 @@
+package messaging
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// reply publishes env to replyTo with core NATS, through the claim check when it is too large.
+// It returns the number of bytes of the reply body.
+func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply) (int, error) {
+	if replyTo == "" {
+		return 0, nil
+	}
+	body, err := json.Marshal(env)
+	if err != nil {
+		return 0, fmt.Errorf("encode reply: %w", err)
+	}
+	hdr := nats.Header{}
+	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
+	msg, err := p.deps.Claims.Prepare(ctx, replyTo, hdr, body)
+	if err != nil {
+		return 0, err
+	}
+	if err := p.deps.PubConn.PublishMsg(msg); err != nil {
+		return 0, fmt.Errorf("publish reply to %s: %w", replyTo, err)
+	}
+	return len(body), nil
+}
+
+// validReplySubject reports whether s can be published to: non-empty tokens, no wildcards or spaces.
+func validReplySubject(s string) bool {
+	if s == "" || len(s) > 1024 {
+		return false
+	}
+	tokenLen := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '.':
+			if tokenLen == 0 {
+				return false
+			}
+			tokenLen = 0
+		case '*', '>', ' ', '\t', '\r', '\n', 0:
+			return false
+		default:
+			tokenLen++
+		}
+	}
+	return tokenLen > 0
+}

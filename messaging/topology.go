@@ -1,0 +1,153 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// Topology names and tunes the JetStream resources of the worker. The zero value is completed by
+// setDefaults; Validate reports every bad field at once.
+type Topology struct {
+	// Stream captures the request subjects (default WORKER_REQUESTS).
+	Stream string
+	// Subjects captured by Stream (default contracts.RequestSubjects).
+	Subjects []string
+	// DeadLetterStream captures deadletter.> (default WORKER_DEADLETTER).
+	DeadLetterStream string
+	// MaxAge keeps requests replayable for this long (default 24h).
+	MaxAge time.Duration
+	// DeadLetterMaxAge keeps dead letters (default 7 days).
+	DeadLetterMaxAge time.Duration
+	// Replicas of the streams (default 1; 3 on a clustered NATS).
+	Replicas int
+	// AckWait is how long a delivered, unacked message stays with one replica before JetStream
+	// redelivers it (default 60s). Handler timeouts stay below it.
+	AckWait time.Duration
+	// MaxDeliver bounds deliveries of one message (default 5). The last delivery answers with an
+	// error and dead-letters instead of nak'ing.
+	MaxDeliver int
+	// MaxAckPending bounds messages in flight per consumer across all replicas (default 1024).
+	MaxAckPending int
+}
+
+func (t *Topology) setDefaults() {
+	if t.Stream == "" {
+		t.Stream = "WORKER_REQUESTS"
+	}
+	if len(t.Subjects) == 0 {
+		t.Subjects = contracts.RequestSubjects
+	}
+	if t.DeadLetterStream == "" {
+		t.DeadLetterStream = "WORKER_DEADLETTER"
+	}
+	if t.MaxAge == 0 {
+		t.MaxAge = 24 * time.Hour
+	}
+	if t.DeadLetterMaxAge == 0 {
+		t.DeadLetterMaxAge = 7 * 24 * time.Hour
+	}
+	if t.Replicas == 0 {
+		t.Replicas = 1
+	}
+	if t.AckWait == 0 {
+		t.AckWait = 60 * time.Second
+	}
+	if t.MaxDeliver == 0 {
+		t.MaxDeliver = 5
+	}
+	if t.MaxAckPending == 0 {
+		t.MaxAckPending = 1024
+	}
+}
+
+// Validate reports every invalid field.
+func (t Topology) Validate() error {
+	var errs []error
+	for _, n := range []struct{ field, v string }{{"Stream", t.Stream}, {"DeadLetterStream", t.DeadLetterStream}} {
+		if n.v == "" || strings.ContainsAny(n.v, ".*> \t") {
+			errs = append(errs, fmt.Errorf("%s %q: a stream name must be non-empty without '.', '*', '>' or spaces", n.field, n.v))
+		}
+	}
+	if t.MaxAge < time.Minute {
+		errs = append(errs, fmt.Errorf("MaxAge %s: must be at least 1m", t.MaxAge))
+	}
+	if t.AckWait < time.Second {
+		errs = append(errs, fmt.Errorf("AckWait %s: must be at least 1s", t.AckWait))
+	}
+	if t.MaxDeliver < 1 {
+		errs = append(errs, fmt.Errorf("MaxDeliver %d: must be at least 1", t.MaxDeliver))
+	}
+	if t.Replicas < 1 || t.Replicas > 5 {
+		errs = append(errs, fmt.Errorf("Replicas %d: must be 1..5", t.Replicas))
+	}
+	return errors.Join(errs...)
+}
+
+// ConsumerName is the durable pull consumer of subject: "worker_" + subject with dots replaced by
+// underscores (tool.get_artifact -> worker_tool_get_artifact). KEDA's scaler must name it.
+func ConsumerName(subject string) string {
+	return "worker_" + strings.NewReplacer(".", "_", "*", "_", ">", "_").Replace(subject)
+}
+
+// EnsureTopology creates or updates the streams and consumers. It is idempotent and safe to run from
+// several replicas at once.
+func EnsureTopology(ctx context.Context, js jetstream.JetStream, t Topology) (Topology, error) {
+	t.setDefaults()
+	if err := t.Validate(); err != nil {
+		return t, err
+	}
+	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        t.Stream,
+		Description: "artifact worker requests (contract v" + contracts.Version + "), kept for replay",
+		Subjects:    t.Subjects,
+		Retention:   jetstream.LimitsPolicy,
+		MaxAge:      t.MaxAge,
+		Storage:     jetstream.FileStorage,
+		Replicas:    t.Replicas,
+		Duplicates:  2 * time.Minute,
+	})
+	if err != nil {
+		return t, fmt.Errorf("stream %s: %w", t.Stream, err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        t.DeadLetterStream,
+		Description: "artifact worker dead letters",
+		Subjects:    []string{contracts.DeadLetterPrefix + ">"},
+		Retention:   jetstream.LimitsPolicy,
+		MaxAge:      t.DeadLetterMaxAge,
+		Storage:     jetstream.FileStorage,
+		Replicas:    t.Replicas,
+	}); err != nil {
+		return t, fmt.Errorf("stream %s: %w", t.DeadLetterStream, err)
+	}
+	for _, subject := range t.Subjects {
+		if _, err := stream.CreateOrUpdateConsumer(ctx, consumerConfig(t, subject)); err != nil {
+			return t, fmt.Errorf("consumer %s: %w", ConsumerName(subject), err)
+		}
+	}
+	return t, nil
+}
+
+func consumerConfig(t Topology, subject string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       ConsumerName(subject),
+		Description:   "artifact worker handler for " + subject,
+		FilterSubject: subject,
+		// The stream is created together with its consumers, so "all" means every request ever
+		// captured, including those stored while no replica was running.
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       t.AckWait,
+		MaxDeliver:    t.MaxDeliver,
+		MaxAckPending: t.MaxAckPending,
+		ReplayPolicy:  jetstream.ReplayInstantPolicy,
+		Replicas:      t.Replicas,
+	}
+}

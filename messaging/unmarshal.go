@@ -1,0 +1,62 @@
+package messaging
+
+import (
+	"strconv"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Metadata keys the unmarshaler adds next to the message's headers. Headers with these names sent
+// by a publisher are dropped, so a caller cannot forge a delivery count.
+const (
+	mdSubject   = "x-worker-subject"
+	mdSequence  = "x-worker-stream-seq"
+	mdDelivered = "x-worker-delivered"
+)
+
+// unmarshaler turns a JetStream message into a Watermill message and never fails: watermill-nats
+// v2.1.3 dereferences a nil message after an unmarshal error, so a message with a repeated header key
+// would crash the worker. Where a header repeats, the first value wins.
+type unmarshaler struct{}
+
+func (unmarshaler) Unmarshal(msg jetstream.Msg) (*message.Message, error) {
+	md := make(message.Metadata, len(msg.Headers())+3)
+	for k, v := range msg.Headers() {
+		if len(v) > 0 {
+			md[k] = v[0]
+		}
+	}
+	delete(md, mdSubject)
+	delete(md, mdSequence)
+	delete(md, mdDelivered)
+	md[mdSubject] = msg.Subject()
+	id := md["Nats-Msg-Id"]
+	if meta, err := msg.Metadata(); err == nil {
+		seq := strconv.FormatUint(meta.Sequence.Stream, 10)
+		md[mdSequence] = seq
+		md[mdDelivered] = strconv.FormatUint(meta.NumDelivered, 10)
+		if id == "" {
+			id = meta.Stream + ":" + seq
+		}
+	}
+	m := message.NewMessage(id, msg.Data())
+	m.Metadata = md
+	return m, nil
+}
+
+// delivery describes where a message came from.
+type delivery struct {
+	subject  string
+	sequence uint64
+	count    uint64
+}
+
+func deliveryOf(m *message.Message) delivery {
+	seq, _ := strconv.ParseUint(m.Metadata.Get(mdSequence), 10, 64)
+	n, _ := strconv.ParseUint(m.Metadata.Get(mdDelivered), 10, 64)
+	if n == 0 {
+		n = 1
+	}
+	return delivery{subject: m.Metadata.Get(mdSubject), sequence: seq, count: n}
+}
