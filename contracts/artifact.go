@@ -34,7 +34,7 @@ type GetArtifactRequest struct {
 	// ServiceID names the agent's LLM service in the capability registry.
 	ServiceID string `json:"service_id,omitempty"`
 	// Capabilities, when present (even empty), overrides the registry for this request.
-	Capabilities []string `json:"capabilities,omitempty"`
+	Capabilities []string `json:"capabilities,omitzero"`
 	// Dialect of Assembly: openai-chat (default) or anthropic.
 	Dialect string `json:"dialect,omitempty"`
 	// Locale of descriptions: zh (default) or en.

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"mime"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gabriel-vasile/mimetype"
+
+	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/service"
+)
+
+// put uploads FILE as a regular artifact (object artifacts/{id}) and prints its ref.
+func put(args []string) int {
+	fs := flag.NewFlagSet("worker put", flag.ContinueOnError)
+	id := fs.String("id", "", "artifact id (default: random)")
+	mimeType := fs.String("mime", "", "MIME type (default: from the extension, else from the content)")
+	args = flagsFirst(args)
+	cfg, rest, err := loadConfig(fs, args, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+		return exitUsage
+	}
+	if len(rest) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: worker put FILE [--id ID] [--mime TYPE]")
+		return exitUsage
+	}
+	file := rest[0]
+	if *id == "" {
+		*id = randomID()
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+		return exitFailure
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+		return exitFailure
+	}
+	if *mimeType == "" {
+		*mimeType = mime.TypeByExtension(filepath.Ext(file))
+		if *mimeType == "" {
+			m, err := mimetype.DetectReader(f)
+			if err == nil {
+				*mimeType = m.String()
+			}
+			if _, err := f.Seek(0, 0); err != nil {
+				fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+				return exitFailure
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	store, err := service.OpenStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+		return exitFailure
+	}
+	meta := map[string]string{objectstore.MetaFilename: filepath.Base(file)}
+	if _, err := store.Put(ctx, objectstore.ArtifactKey(*id), f, st.Size(), *mimeType, meta); err != nil {
+		fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+		return exitFailure
+	}
+	fmt.Printf("artifact:%s\n", *id)
+	return exitOK
+}
+
+// flagsFirst moves positional arguments after the flags so `put FILE --id x` parses like
+// `put --id x FILE`. Flags take their value as the next argument unless written -flag=value.
+func flagsFirst(args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			pos = append(pos, args[i+1:]...)
+			i = len(args)
+		case len(a) > 1 && a[0] == '-':
+			flags = append(flags, a)
+			if !containsEq(a) && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	return append(flags, pos...)
+}
+
+func containsEq(s string) bool {
+	for i := range len(s) {
+		if s[i] == '=' {
+			return true
+		}
+	}
+	return false
+}
+
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agentworks/artifact-worker/service"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2 // bad flags or settings
+)
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("worker run", flag.ContinueOnError)
+	cfg, _, err := loadConfig(fs, args, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker: bad settings:\n%v\n", err)
+		return exitUsage
+	}
+	log := newLogger(cfg)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	svc, err := service.New(ctx, cfg, log)
+	if err != nil {
+		log.Error("start-up failed", "error", err.Error())
+		return exitFailure
+	}
+	if err := svc.Run(ctx); err != nil {
+		log.Error("worker stopped with an error", "error", err.Error())
+		return exitFailure
+	}
+	return exitOK
+}
+
+func newLogger(cfg service.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogJSON {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentworks/artifact-worker/service"
+)
+
+// setting binds one service.Config field to an environment variable and a flag of the same meaning
+// (NATS_URL and -nats-url). A flag given on the command line wins over the environment.
+type setting struct {
+	env   string
+	usage string
+	set   func(c *service.Config, v string) error
+}
+
+func str(p func(*service.Config) *string) func(*service.Config, string) error {
+	return func(c *service.Config, v string) error { *p(c) = v; return nil }
+}
+
+func boolean(p func(*service.Config) *bool) func(*service.Config, string) error {
+	return func(c *service.Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		*p(c) = b
+		return nil
+	}
+}
+
+func integer(p func(*service.Config) *int) func(*service.Config, string) error {
+	return func(c *service.Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", v)
+		}
+		*p(c) = n
+		return nil
+	}
+}
+
+func byteSize(p func(*service.Config) *int64) func(*service.Config, string) error {
+	return func(c *service.Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number of bytes", v)
+		}
+		*p(c) = n
+		return nil
+	}
+}
+
+func duration(p func(*service.Config) *time.Duration) func(*service.Config, string) error {
+	return func(c *service.Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration like 30s or 2h", v)
+		}
+		*p(c) = d
+		return nil
+	}
+}
+
+var settings = []setting{
+	{"NATS_URL", "NATS server URL(s); empty starts an embedded nats-server", str(func(c *service.Config) *string { return &c.NATSURL })},
+	{"NATS_CREDS", "NATS credentials file", str(func(c *service.Config) *string { return &c.NATSCreds })},
+	{"EMBEDDED_NATS_ADDR", "listen address of the embedded nats-server", str(func(c *service.Config) *string { return &c.EmbeddedNATSAddr })},
+	{"S3_ENDPOINT", "S3/MinIO host:port; empty uses a local directory store under DATA_DIR", str(func(c *service.Config) *string { return &c.S3Endpoint })},
+	{"S3_ACCESS_KEY", "S3 access key", str(func(c *service.Config) *string { return &c.S3AccessKey })},
+	{"S3_SECRET_KEY", "S3 secret key", str(func(c *service.Config) *string { return &c.S3SecretKey })},
+	{"S3_BUCKET", "bucket holding artifacts/ and workspaces/", str(func(c *service.Config) *string { return &c.S3Bucket })},
+	{"S3_USE_SSL", "use https for S3", boolean(func(c *service.Config) *bool { return &c.S3UseSSL })},
+	{"S3_REGION", "S3 region", str(func(c *service.Config) *string { return &c.S3Region })},
+	{"DATA_DIR", "directory for the embedded server and the local store", str(func(c *service.Config) *string { return &c.DataDir })},
+	{"LLM_SERVICES_FILE", "capability registry (llmservices.json), reloaded on change; empty uses the built-in one", str(func(c *service.Config) *string { return &c.LLMServicesFile })},
+	{"HTTP_ADDR", "listen address for /healthz, /readyz, /metrics and /artifacts", str(func(c *service.Config) *string { return &c.HTTPAddr })},
+	{"HTTP_TOKEN", "bearer token required by /artifacts endpoints", str(func(c *service.Config) *string { return &c.HTTPToken })},
+	{"MAX_ARTIFACT_BYTES", "largest artifact read; bigger ones are described", byteSize(func(c *service.Config) *int64 { return &c.MaxArtifactSize })},
+	{"STREAM_MAX_AGE", "how long requests stay in the stream for replay", duration(func(c *service.Config) *time.Duration { return &c.StreamMaxAge })},
+	{"ACK_WAIT", "JetStream AckWait of the consumers", duration(func(c *service.Config) *time.Duration { return &c.AckWait })},
+	{"MAX_DELIVER", "deliveries before a failing request is dead-lettered", integer(func(c *service.Config) *int { return &c.MaxDeliver })},
+	{"CONCURRENCY", "requests per subject one replica handles at once", integer(func(c *service.Config) *int { return &c.Concurrency })},
+	{"DRAIN_TIMEOUT", "how long SIGTERM waits for in-flight requests", duration(func(c *service.Config) *time.Duration { return &c.DrainTimeout })},
+	{"HISTORY_IMAGE_TTL", "how long history images stay cached", duration(func(c *service.Config) *time.Duration { return &c.HistoryTTL })},
+	{"CLAIM_CHECK_TTL", "how long claim-checked bodies are kept", duration(func(c *service.Config) *time.Duration { return &c.ClaimTTL })},
+	{"LOG_LEVEL", "debug, info, warn or error", str(func(c *service.Config) *string { return &c.LogLevel })},
+	{"LOG_FORMAT", "json or text", func(c *service.Config, v string) error {
+		switch v {
+		case "json":
+			c.LogJSON = true
+		case "text":
+			c.LogJSON = false
+		default:
+			return fmt.Errorf("%q is not json or text", v)
+		}
+		return nil
+	}},
+	{"OTEL_SDK_DISABLED", "disable OpenTelemetry", boolean(func(c *service.Config) *bool { return &c.OTelDisabled })},
+}
+
+func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }
+
+// loadConfig builds the configuration from the environment and then the command-line flags. Every
+// bad value is reported, each by its variable name. It returns the remaining arguments.
+func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (service.Config, []string, error) {
+	cfg := service.Config{LogJSON: true}
+	flags := make(map[string]*string, len(settings))
+	for _, s := range settings {
+		flags[s.env] = fs.String(flagName(s.env), "", s.usage+" (env "+s.env+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, nil, err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	for _, s := range settings {
+		v, from := getenv(s.env), s.env
+		if given[flagName(s.env)] {
+			v, from = *flags[s.env], "-"+flagName(s.env)
+		}
+		if v == "" {
+			continue
+		}
+		if err := s.set(&cfg, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", from, err))
+		}
+	}
+	cfg.OTLPEnabled = getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+	cfg.SetDefaults()
+	if err := errors.Join(errs...); err != nil {
+		return cfg, nil, err
+	}
+	return cfg, fs.Args(), cfg.Validate()
+}

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/workspace"
+)
+
+// refError attaches the artifact reference a failure is about.
+type refError struct {
+	ref string
+	err error
+}
+
+func (e *refError) Error() string { return e.ref + ": " + e.err.Error() }
+func (e *refError) Unwrap() error { return e.err }
+
+func withRef(ref string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &refError{ref: ref, err: err}
+}
+
+// MapError is the one place where errors become wire codes. It returns the error for the caller and
+// whether the failure is transient (retry, then dead-letter) rather than permanent (answer now).
+func MapError(err error) (*contracts.Error, bool) {
+	var ref string
+	var re *refError
+	if errors.As(err, &re) {
+		ref = re.ref
+	}
+	var we *contracts.Error
+	switch {
+	case errors.As(err, &we):
+		out := *we
+		if out.Ref == "" {
+			out.Ref = ref
+		}
+		return &out, false
+	case isTransient(err):
+		return &contracts.Error{Code: contracts.CodeUnavailable, Message: err.Error(), Ref: ref, Retryable: true}, true
+	case errors.Is(err, objectstore.ErrNotFound):
+		return &contracts.Error{Code: contracts.CodeArtifactNotFound, Message: "artifact not found: " + ref, Ref: ref}, false
+	case errors.Is(err, objectstore.ErrPermission):
+		return &contracts.Error{Code: contracts.CodePermissionDenied, Message: "storage denied access: " + err.Error(), Ref: ref}, false
+	case errors.Is(err, workspace.ErrMissingMimeType):
+		return &contracts.Error{Code: contracts.CodeMissingMimeType, Message: err.Error(), Ref: ref}, false
+	case errors.Is(err, workspace.ErrPathTraversal):
+		return &contracts.Error{Code: contracts.CodePathTraversalBlocked, Message: err.Error(), Ref: ref}, false
+	case errors.Is(err, workspace.ErrInvalidPath):
+		return &contracts.Error{Code: contracts.CodeInvalidPath, Message: err.Error(), Ref: ref}, false
+	case errors.Is(err, workspace.ErrNotWorkspaceID), errors.Is(err, workspace.ErrInvalidWorkspaceID),
+		errors.Is(err, objectstore.ErrInvalidKey):
+		return &contracts.Error{Code: contracts.CodeInvalidArtifactID, Message: err.Error(), Ref: ref}, false
+	}
+	return &contracts.Error{Code: contracts.CodeInternal, Message: err.Error(), Ref: ref}, false
+}
+
+// isTransient reports failures that a later attempt may not see: storage or NATS unavailable, a
+// deadline that ran out.
+func isTransient(err error) bool {
+	switch {
+	case errors.Is(err, objectstore.ErrUnavailable),
+		errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, workspace.ErrConflict),
+		errors.Is(err, nats.ErrTimeout),
+		errors.Is(err, nats.ErrConnectionClosed),
+		errors.Is(err, nats.ErrConnectionReconnecting),
+		errors.Is(err, nats.ErrNoResponders),
+		errors.Is(err, jetstream.ErrNoHeartbeat),
+		errors.Is(err, jetstream.ErrJetStreamNotEnabled):
+		return true
+	}
+	return false
+}

@@ -1,0 +1,175 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/routing"
+	"github.com/agentworks/artifact-worker/workspace"
+)
+
+// Blobs is the storage tool.get_artifact needs.
+type Blobs interface {
+	// ReadAll returns the object's bytes, or ErrTooLarge with its Info (not downloaded) when it is
+	// bigger than max.
+	ReadAll(ctx context.Context, key string, max int64) ([]byte, objectstore.Info, error)
+}
+
+// Capabilities answers what a service's model accepts as input. Unknown services are text only.
+type Capabilities interface {
+	Capabilities(serviceID string) []string
+}
+
+// FileMetas reads per-file metadata of workspace files.
+type FileMetas interface {
+	Get(ctx context.Context, workspaceID, cleanPath string) (workspace.FileMeta, error)
+}
+
+// GetArtifact handles tool.get_artifact.
+type GetArtifact struct {
+	Blobs        Blobs
+	Capabilities Capabilities
+	// Files is optional: without it, ws: refs take their MIME type from the object's Content-Type.
+	Files FileMetas
+	// MaxSize is the largest artifact read; bigger ones are described from their metadata.
+	MaxSize int64
+}
+
+// Handle implements messaging.Handler.
+func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, error) {
+	var r contracts.GetArtifactRequest
+	if err := decode(req.Body, &r); err != nil {
+		return nil, err
+	}
+	loc, err := locale(r.Locale)
+	if err != nil {
+		return nil, err
+	}
+	dia, err := dialect(r.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	caps, err := h.capabilities(r)
+	if err != nil {
+		return nil, err
+	}
+	target, err := resolveRef(r.Ref)
+	if err != nil {
+		return nil, withRef(r.Ref, err)
+	}
+	data, info, err := h.Blobs.ReadAll(ctx, target.key, h.MaxSize)
+	tooLarge := errors.Is(err, objectstore.ErrTooLarge)
+	if err != nil && !tooLarge {
+		return nil, withRef(r.Ref, err)
+	}
+	in := routing.Input{
+		ID:           target.id,
+		Filename:     target.filename(info),
+		DeclaredMIME: info.ContentType,
+		Size:         info.Size,
+		CreatedAt:    info.LastModified,
+		Content:      data,
+		TooLarge:     tooLarge,
+		Capabilities: caps,
+		Locale:       loc,
+		WorkspaceID:  target.workspaceID,
+		RelativePath: target.relPath,
+	}
+	if target.workspaceID != "" && h.Files != nil {
+		meta, err := h.Files.Get(ctx, target.workspaceID, target.relPath)
+		switch {
+		case err == nil:
+			if meta.MimeType != "" {
+				in.DeclaredMIME = meta.MimeType
+			}
+			if !meta.CreatedAt.IsZero() {
+				in.CreatedAt = meta.CreatedAt
+			}
+		case errors.Is(err, workspace.ErrNotFound):
+			// Written by something that did not announce it: the object's Content-Type stands.
+		default:
+			return nil, withRef(r.Ref, err)
+		}
+	}
+	res := routing.Route(in)
+	return contracts.GetArtifactResult{ContentRouteResult: res, Assembly: routing.Assemble(res, dia)}, nil
+}
+
+// capabilities is the explicit list when the request has one, else the registry's entry.
+func (h *GetArtifact) capabilities(r contracts.GetArtifactRequest) (routing.Capabilities, error) {
+	if r.Capabilities != nil {
+		for _, c := range r.Capabilities {
+			if !oneOf(c, contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo) {
+				return routing.Capabilities{}, invalid("capabilities", "unknown capability %q (use text, vision, file, audio, video)", c)
+			}
+		}
+		return routing.NewCapabilities(r.Capabilities...), nil
+	}
+	if h.Capabilities == nil {
+		return routing.NewCapabilities(), nil
+	}
+	return routing.NewCapabilities(h.Capabilities.Capabilities(r.ServiceID)...), nil
+}
+
+// target is where an artifact reference points in the store.
+type target struct {
+	id          string // the id shown to the model: the bare id or the full ws: id
+	key         string
+	workspaceID string
+	relPath     string
+}
+
+func (t target) filename(info objectstore.Info) string {
+	if t.relPath != "" {
+		return path.Base(t.relPath)
+	}
+	if n := info.Filename(); n != "" {
+		return n
+	}
+	return t.id
+}
+
+const maxIDLen = 512
+
+// resolveRef parses "artifact:{id}", a bare id, or "ws:{workspace}:{base64url(path)}".
+func resolveRef(ref string) (target, error) {
+	switch {
+	case ref == "":
+		return target{}, invalid("ref", "ref is required")
+	case strings.HasPrefix(ref, "ws:"):
+		ws, rel, err := workspace.DecodeID(ref)
+		if err != nil {
+			return target{}, err
+		}
+		return target{id: ref, key: objectstore.WorkspaceKey(ws, rel), workspaceID: ws, relPath: rel}, nil
+	}
+	id := strings.TrimPrefix(ref, "artifact:")
+	if err := validateArtifactID(id); err != nil {
+		return target{}, err
+	}
+	return target{id: id, key: objectstore.ArtifactKey(id)}, nil
+}
+
+// validateArtifactID accepts ids that map to exactly one object under artifacts/.
+func validateArtifactID(id string) error {
+	bad := func(why string) error {
+		return &contracts.Error{Code: contracts.CodeInvalidArtifactID, Message: "invalid artifact id: " + why}
+	}
+	if id == "" || len(id) > maxIDLen {
+		return bad("must be 1..512 characters")
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f || r == '\\' || r == '/' || r == '\uFFFD' {
+			return bad("must not contain '/', '\\' or control characters")
+		}
+	}
+	if id == "." || id == ".." {
+		return bad("must not be '.' or '..'")
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+package historyimage
+
+import "strings"
+
+const (
+	// idPrefix is the prefix of an image id inside a placeholder.
+	idPrefix = "history_"
+	// keyPrefix prefixes every cache key and object name; the rest is the hash.
+	keyPrefix = "history_image_"
+	// minIDLen is the seed's lower bound on an image id; maxIDLen is the length of an MD5 in hex.
+	minIDLen = 8
+	maxIDLen = 32
+)
+
+// Placeholder returns the text that replaces an image in an older human turn:
+// "[Picture:history_{md5}]".
+func Placeholder(md5 string) string { return "[Picture:" + idPrefix + md5 + "]" }
+
+// NormalizeID turns what a model or a caller passes as an image id into the bare lower-case hex hash
+// used as cache key. It accepts "0123abcd...", "history_0123abcd..." and the whole placeholder
+// "[Picture:history_0123abcd...]", with surrounding spaces. The id must then be 8 to 32 hex digits
+// (the seed rejects fewer than 8; more than 32 cannot be an MD5); anything else is ErrInvalidImageID.
+// Upper-case hex is accepted and lower-cased, since hashes are stored in lower case.
+func NormalizeID(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[Picture:") && strings.HasSuffix(s, "]") {
+		s = s[len("[Picture:") : len(s)-1]
+	}
+	s = strings.TrimPrefix(s, idPrefix)
+	if len(s) < minIDLen || len(s) > maxIDLen {
+		return "", ErrInvalidImageID
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return "", ErrInvalidImageID
+		}
+	}
+	return strings.ToLower(s), nil
+}
+
+// cacheKey is the KV key and Object Store name of an image: derived from the hash only.
+func cacheKey(md5 string) string { return keyPrefix + md5 }

@@ -1,0 +1,197 @@
+// Package workertest runs a real worker (service.Service) for tests and benchmarks: an embedded
+// nats-server, a MinIO process given by the caller, a capability registry file, and a client.
+package workertest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/miniotest"
+	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/service"
+)
+
+// Registry is the capability registry the worker under test routes with: vision-model (text,
+// vision, file), text-model (text only), omni-model (every input).
+const Registry = `{"services":[
+ {"id":"vision-model","capabilities":{"input":["text","vision","file"],"output":["text"]}},
+ {"id":"text-model","capabilities":{"input":["text"],"output":["text"]}},
+ {"id":"omni-model","capabilities":{"input":["text","vision","file","audio","video"],"output":["text"]}}
+]}`
+
+// worker is one worker under test on a real embedded nats-server and the shared MinIO process.
+// Worker is one worker under test. Fields are for the test to use.
+type Worker struct {
+	t      testing.TB
+	Config service.Config
+	NATS   *server.Server
+	Conn   *nats.Conn
+	Store  service.Store
+	Client *client.Client
+	Logs   *SyncBuffer
+	Svc    *service.Service
+	done   chan error
+	cancel context.CancelFunc
+}
+
+// Start runs a worker on a new embedded nats-server and the given MinIO until the test ends; each
+// worker gets its own bucket. mutate adjusts the configuration.
+func Start(t testing.TB, minio *miniotest.Server, mutate ...func(*service.Config)) *Worker {
+	t.Helper()
+	ns := natstest.Start(t)
+	dir := t.TempDir()
+	registry := filepath.Join(dir, "llmservices.json")
+	if err := os.WriteFile(registry, []byte(Registry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := service.Config{
+		NATSURL:         ns.ClientURL(),
+		S3Endpoint:      minio.Endpoint,
+		S3AccessKey:     minio.AccessKey,
+		S3SecretKey:     minio.SecretKey,
+		S3Bucket:        "t-" + RandomHex(6),
+		DataDir:         dir,
+		HTTPAddr:        "127.0.0.1:0",
+		LLMServicesFile: registry,
+		AckWait:         20 * time.Second,
+		DrainTimeout:    10 * time.Second,
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	w := &Worker{t: t, Config: cfg, NATS: ns, Logs: &SyncBuffer{}, done: make(chan error, 1)}
+	log := slog.New(slog.NewJSONHandler(w.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	svc, err := service.New(ctx, cfg, log)
+	if err != nil {
+		cancel()
+		t.Fatalf("service.New: %v", err)
+	}
+	w.Svc = svc
+	go func() { w.done <- svc.Run(ctx) }()
+	t.Cleanup(func() { w.Stop() })
+	WaitFor(t, 15*time.Second, "worker ready", func() bool {
+		resp, err := http.Get("http://" + svc.HTTPAddr() + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	if w.Store, err = service.OpenStore(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	w.Conn = natstest.Connect(t, ns)
+	if w.Client, err = client.New(context.Background(), w.Conn); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// Stop shuts the worker down as SIGTERM would and returns Run's result.
+func (w *Worker) Stop() error {
+	if w.cancel == nil {
+		return nil
+	}
+	w.cancel()
+	w.cancel = nil
+	select {
+	case err := <-w.done:
+		return err
+	case <-time.After(30 * time.Second):
+		w.t.Errorf("worker did not stop within 30s")
+		return nil
+	}
+}
+
+// PutArtifact stores data as artifacts/{id} with a Content-Type and filename, as a runtime would.
+func (w *Worker) PutArtifact(id, contentType, filename string, data []byte) {
+	w.t.Helper()
+	meta := map[string]string{}
+	if filename != "" {
+		meta[objectstore.MetaFilename] = filename
+	}
+	if _, err := w.Store.Put(context.Background(), objectstore.ArtifactKey(id), bytes.NewReader(data), int64(len(data)), contentType, meta); err != nil {
+		w.t.Fatalf("put %s: %v", id, err)
+	}
+}
+
+// Call sends body on subject and decodes the reply envelope.
+func (w *Worker) Call(subject string, body any) contracts.Reply {
+	w.t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return w.CallRaw(subject, raw)
+}
+
+// CallRaw sends a raw body on subject and decodes the reply envelope.
+func (w *Worker) CallRaw(subject string, raw []byte) contracts.Reply {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := w.Client.CallRaw(ctx, subject, raw)
+	if err != nil {
+		w.t.Fatalf("call %s: %v", subject, err)
+	}
+	var rep contracts.Reply
+	if err := json.Unmarshal(out, &rep); err != nil {
+		w.t.Fatalf("reply is not an envelope: %v: %.300s", err, out)
+	}
+	return rep
+}
+
+// WaitFor polls cond every 20ms until it holds or timeout passes.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// RandomHex returns n random bytes in hex.
+func RandomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// SyncBuffer is a bytes.Buffer safe for the worker's concurrent log writes.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

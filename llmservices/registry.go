@@ -1,0 +1,183 @@
+package llmservices
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// ErrInvalid is wrapped by every error about the content of a registry file (bad JSON, a
+// duplicate id, an unknown capability), as opposed to failing to read it.
+var ErrInvalid = errors.New("invalid llm service registry")
+
+// inputOrder is the canonical order of input capabilities; it is also the set of valid ones.
+var inputOrder = []string{contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo}
+
+var validOutputs = map[string]bool{"text": true, "image": true, "audio": true, "video": true}
+
+// Registry maps service ids to their input capabilities. It is immutable once built and safe
+// for concurrent use; the nil *Registry is valid and knows no service.
+type Registry struct {
+	inputs map[string][]string // lower-cased id or alias → canonical-order inputs, text included
+	ids    []string            // service ids as written, in file order
+}
+
+// file is the JSON shape of a registry file.
+type file struct {
+	Services []service `json:"services"`
+}
+
+type service struct {
+	ID           string   `json:"id"`
+	Aliases      []string `json:"aliases,omitempty"`
+	Provider     string   `json:"provider,omitempty"`
+	Note         string   `json:"note,omitempty"`
+	Capabilities struct {
+		Input  []string `json:"input"`
+		Output []string `json:"output"`
+	} `json:"capabilities"`
+}
+
+// Load reads and validates a registry file. A read failure is returned as is (errors.Is
+// fs.ErrNotExist works); a content problem wraps ErrInvalid and names the file, and every bad
+// service in it, by id.
+func Load(path string) (*Registry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("llmservices: %w", err)
+	}
+	return Parse(data, path)
+}
+
+// Parse validates registry JSON; name (a file path) prefixes the errors.
+func Parse(data []byte, name string) (*Registry, error) {
+	var f file
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("llmservices: %s: %w: %w", name, ErrInvalid, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("llmservices: %s: %w: data after the JSON object", name, ErrInvalid)
+	}
+
+	r := &Registry{inputs: make(map[string][]string, len(f.Services))}
+	firstAt := make(map[string]int, len(f.Services))
+	var errs []error
+	for i, s := range f.Services {
+		fail := func(format string, args ...any) {
+			where := fmt.Sprintf("services[%d]", i)
+			if s.ID != "" {
+				where = fmt.Sprintf("service %q (services[%d])", s.ID, i)
+			}
+			errs = append(errs, fmt.Errorf("llmservices: %s: %s: %w: %s", name, where, ErrInvalid, fmt.Sprintf(format, args...)))
+		}
+		inputs, bad := canonicalInputs(s.Capabilities.Input)
+		for _, b := range bad {
+			fail("unknown input capability %q (want one of %s)", b, strings.Join(inputOrder, ", "))
+		}
+		for _, o := range s.Capabilities.Output {
+			if !validOutputs[o] {
+				fail("unknown output capability %q", o)
+			}
+		}
+		if strings.TrimSpace(s.ID) == "" {
+			fail("missing id")
+			continue
+		}
+		for _, key := range append([]string{s.ID}, s.Aliases...) {
+			k := lookupKey(key)
+			if k == "" {
+				fail("empty alias")
+				continue
+			}
+			if j, dup := firstAt[k]; dup {
+				fail("id or alias %q already used by services[%d]", key, j)
+				continue
+			}
+			firstAt[k] = i
+			r.inputs[k] = inputs
+		}
+		r.ids = append(r.ids, s.ID)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// canonicalInputs returns the valid input capabilities in canonical order, text always first,
+// and the names that are not capabilities.
+func canonicalInputs(names []string) (inputs, bad []string) {
+	has := map[string]bool{contracts.CapText: true}
+	for _, n := range names {
+		if slices.Contains(inputOrder, n) {
+			has[n] = true
+		} else {
+			bad = append(bad, n)
+		}
+	}
+	for _, c := range inputOrder {
+		if has[c] {
+			inputs = append(inputs, c)
+		}
+	}
+	return inputs, bad
+}
+
+func lookupKey(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
+
+// Capabilities returns the input capabilities of a service (by id or alias) in canonical
+// order, always including text; an unknown service, or a nil Registry, gives ["text"]. The
+// slice is the caller's to keep or modify.
+func (r *Registry) Capabilities(serviceID string) []string {
+	if r != nil {
+		if in, ok := r.inputs[lookupKey(serviceID)]; ok {
+			return slices.Clone(in)
+		}
+	}
+	return []string{contracts.CapText}
+}
+
+// Has reports whether the service is in the registry (by id or alias).
+func (r *Registry) Has(serviceID string) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.inputs[lookupKey(serviceID)]
+	return ok
+}
+
+// Services returns the ids of the registry's services (not their aliases), in file order.
+func (r *Registry) Services() []string {
+	if r == nil {
+		return nil
+	}
+	return slices.Clone(r.ids)
+}
+
+//go:embed default.json
+var defaultJSON []byte
+
+var defaultRegistry = sync.OnceValue(func() *Registry {
+	r, err := Parse(defaultJSON, "llmservices/default.json")
+	if err != nil {
+		// The embedded file is checked by TestDefaultIsValid; should it ever be broken, an empty
+		// registry (text only for every service) is the safe answer.
+		return &Registry{}
+	}
+	return r
+})
+
+// Default returns the registry embedded in the binary from default.json. It is built once and
+// shared.
+func Default() *Registry { return defaultRegistry() }

@@ -1,0 +1,198 @@
+package llmservices_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentworks/artifact-worker/llmservices"
+)
+
+// writeFile writes content to a new file in a test directory and returns its path.
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "llmservices.json")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		// want lists substrings the error must hold (besides the file path).
+		want []string
+	}{
+		{"bad JSON", `{"services": [`, []string{"unexpected EOF"}},
+		{"data after the object", `{"services": []} {}`, []string{"data after the JSON object"}},
+		{"unknown field", `{"services": [{"id": "a", "capabilites": {}}]}`, []string{"capabilites"}},
+		{"not an object", `[]`, []string{"cannot unmarshal"}},
+		{
+			"duplicate id",
+			`{"services": [{"id": "gpt-4o", "capabilities": {"input": ["text"]}}, {"id": "GPT-4o", "capabilities": {"input": ["text"]}}]}`,
+			[]string{`service "GPT-4o" (services[1])`, `"GPT-4o" already used by services[0]`},
+		},
+		{
+			"alias clashes with an id",
+			`{"services": [{"id": "a", "capabilities": {"input": ["text"]}}, {"id": "b", "aliases": ["a"], "capabilities": {"input": ["text"]}}]}`,
+			[]string{`service "b" (services[1])`, `"a" already used by services[0]`},
+		},
+		{
+			"unknown input capability",
+			`{"services": [{"id": "gpt-4o", "capabilities": {"input": ["text", "visio"], "output": ["text"]}}]}`,
+			[]string{`service "gpt-4o" (services[0])`, `unknown input capability "visio"`},
+		},
+		{
+			"unknown output capability",
+			`{"services": [{"id": "m", "capabilities": {"input": ["text"], "output": ["telepathy"]}}]}`,
+			[]string{`service "m"`, `unknown output capability "telepathy"`},
+		},
+		{"missing id", `{"services": [{"capabilities": {"input": ["text"]}}]}`, []string{"services[0]", "missing id"}},
+		{
+			"every problem is reported",
+			`{"services": [{"id": "a", "capabilities": {"input": ["sight"]}}, {"id": "b", "capabilities": {"input": ["smell"]}}]}`,
+			[]string{`service "a"`, `"sight"`, `service "b"`, `"smell"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, tt.content)
+			r, err := llmservices.Load(path)
+			if err == nil {
+				t.Fatalf("Load = %v, want an error", r.Services())
+			}
+			if !errors.Is(err, llmservices.ErrInvalid) {
+				t.Errorf("error %v does not wrap ErrInvalid", err)
+			}
+			for _, s := range append([]string{path}, tt.want...) {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q lacks %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := llmservices.Load(filepath.Join(t.TempDir(), "nope.json"))
+	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, llmservices.ErrInvalid) {
+		t.Errorf("err = %v, want fs.ErrNotExist and not ErrInvalid", err)
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	path := writeFile(t, `{"services": [
+		{"id": "vis", "aliases": ["vis-2026-01-01"], "capabilities": {"input": ["file", "vision"], "output": ["text"]}},
+		{"id": "omni", "capabilities": {"input": ["video", "audio", "text", "file", "vision"], "output": ["text", "audio"]}},
+		{"id": "plain", "capabilities": {"input": [], "output": ["text"]}}
+	]}`)
+	r, err := llmservices.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		service string
+		want    []string
+	}{
+		{"vis", []string{"text", "vision", "file"}},
+		{"vis-2026-01-01", []string{"text", "vision", "file"}},
+		{"  VIS ", []string{"text", "vision", "file"}},
+		{"omni", []string{"text", "vision", "file", "audio", "video"}},
+		{"plain", []string{"text"}},
+		{"unknown", []string{"text"}},
+		{"", []string{"text"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.service, func(t *testing.T) {
+			if got := r.Capabilities(tt.service); !slices.Equal(got, tt.want) {
+				t.Errorf("Capabilities(%q) = %v, want %v", tt.service, got, tt.want)
+			}
+		})
+	}
+	if got := r.Services(); !slices.Equal(got, []string{"vis", "omni", "plain"}) {
+		t.Errorf("Services = %v", got)
+	}
+	if !r.Has("vis-2026-01-01") || r.Has("unknown") {
+		t.Error("Has")
+	}
+
+	t.Run("the result is a copy", func(t *testing.T) {
+		r.Capabilities("vis")[0] = "changed"
+		if got := r.Capabilities("vis")[0]; got != "text" {
+			t.Errorf("registry changed through a returned slice: %q", got)
+		}
+	})
+	t.Run("nil registry is text only", func(t *testing.T) {
+		var nilReg *llmservices.Registry
+		if got := nilReg.Capabilities("gpt-4o"); !slices.Equal(got, []string{"text"}) || nilReg.Has("gpt-4o") || nilReg.Services() != nil {
+			t.Errorf("nil registry: %v", got)
+		}
+	})
+}
+
+// TestDefault pins the embedded registry to PROVIDERS.md's table of input modalities.
+func TestDefault(t *testing.T) {
+	r := llmservices.Default()
+	if len(r.Services()) == 0 {
+		t.Fatal("the embedded default registry is empty (or failed to parse)")
+	}
+	tests := map[string][]string{
+		"gpt-4.1":                   {"text", "vision", "file"},
+		"gpt-4o":                    {"text", "vision", "file"},
+		"gpt-4o-mini":               {"text", "vision", "file"},
+		"gpt-4o-audio-preview":      {"text", "audio"},
+		"gpt-4o-mini-audio-preview": {"text", "audio"},
+		"gpt-3.5-turbo":             {"text"},
+		"claude-3-haiku":            {"text", "vision"},
+		"claude-3-haiku-20240307":   {"text", "vision"},
+		"claude-haiku-4-5":          {"text", "vision", "file"},
+		"claude-sonnet-4":           {"text", "vision", "file"},
+		"claude-sonnet-4-20250514":  {"text", "vision", "file"},
+		"claude-opus-4":             {"text", "vision", "file"},
+		"gemini-2.5-flash":          {"text", "vision", "file", "audio", "video"},
+		"gemini-2.5-pro":            {"text", "vision", "file", "audio", "video"},
+		"deepseek-chat":             {"text"},
+		"deepseek-reasoner":         {"text"},
+		"qwen-max":                  {"text"},
+		"qwen-vl-max":               {"text", "vision"},
+		"qwen-vl-plus":              {"text", "vision"},
+		"o3-mini":                   {"text"},
+	}
+	for id, want := range tests {
+		t.Run(id, func(t *testing.T) {
+			if !r.Has(id) {
+				t.Fatalf("%s is missing from the default registry", id)
+			}
+			if got := r.Capabilities(id); !slices.Equal(got, want) {
+				t.Errorf("Capabilities(%q) = %v, want %v", id, got, want)
+			}
+		})
+	}
+	if again := llmservices.Default(); again != r {
+		t.Error("Default is built more than once")
+	}
+}
+
+// TestDefaultMatchesDeployedConfig keeps config/llmservices.json and the embedded default equal.
+func TestDefaultMatchesDeployedConfig(t *testing.T) {
+	embedded, err := os.ReadFile("default.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployed, err := os.ReadFile(filepath.Join("..", "config", "llmservices.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(embedded) != string(deployed) {
+		t.Error("llmservices/default.json and config/llmservices.json differ; copy one over the other")
+	}
+	if _, err := llmservices.Load(filepath.Join("..", "config", "llmservices.json")); err != nil {
+		t.Errorf("config/llmservices.json: %v", err)
+	}
+}

@@ -1,0 +1,85 @@
+package objectstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// opener is what readAll needs of a store.
+type opener interface {
+	Stat(ctx context.Context, key string) (Info, error)
+	Open(ctx context.Context, key string) (io.ReadCloser, Info, error)
+}
+
+// readAll implements ReadAll for both stores: Stat first so that an object larger than max is
+// never downloaded, then a bounded read (the object may have been replaced in between).
+func readAll(ctx context.Context, s opener, key string, max int64) ([]byte, Info, error) {
+	if max < 0 {
+		return nil, Info{}, &opError{op: "read", key: key, err: fmt.Errorf("negative limit %d", max)}
+	}
+	info, err := s.Stat(ctx, key)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	if info.Size > max {
+		return nil, info, tooLarge(key, info.Size, max)
+	}
+	rc, info, err := s.Open(ctx, key)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	defer rc.Close()
+	if info.Size > max {
+		return nil, info, tooLarge(key, info.Size, max)
+	}
+	buf := make([]byte, 0, info.Size+1)
+	data, err := readFullLimited(rc, buf, max)
+	if err != nil {
+		return nil, info, err
+	}
+	if int64(len(data)) > max {
+		return nil, info, tooLarge(key, int64(len(data)), max)
+	}
+	return data, info, nil
+}
+
+// readFullLimited appends up to max+1 bytes of r to buf.
+func readFullLimited(r io.Reader, buf []byte, max int64) ([]byte, error) {
+	lr := io.LimitReader(r, max+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func tooLarge(key string, size, max int64) error {
+	return &opError{op: "read", key: key, kind: ErrTooLarge, err: fmt.Errorf("%d bytes, limit %d", size, max)}
+}
+
+// checkPut validates Put's arguments and normalizes metadata and content type.
+func checkPut(key string, size int64, contentType string, meta map[string]string) (map[string]string, string, error) {
+	if err := ValidateKey(key); err != nil {
+		return nil, "", err
+	}
+	if size < -1 {
+		return nil, "", &opError{op: "put", key: key, err: fmt.Errorf("invalid size %d", size)}
+	}
+	meta, err := normalizeMeta(meta)
+	if err != nil {
+		return nil, "", &opError{op: "put", key: key, err: err}
+	}
+	if contentType == "" {
+		contentType = DefaultContentType
+	}
+	return meta, contentType, nil
+}

@@ -1,0 +1,203 @@
+package routing_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/routing"
+)
+
+func TestAssemble(t *testing.T) {
+	png, pdf, wav, mp3, mp4, zip := testfiles.PNG(2, 2), testfiles.PDF(), testfiles.WAV(), testfiles.MP3(), testfiles.MP4(), testfiles.ZIP()
+	b64 := base64.StdEncoding.EncodeToString
+	route := func(name string, content []byte, caps routing.Capabilities, locale string) contracts.ContentRouteResult {
+		return routing.Route(routing.Input{ID: "a1", Filename: name, Content: content, Capabilities: caps, Locale: locale})
+	}
+	imgRes := route("a.png", png, visionCap, "")
+	pdfRes := route("r.pdf", pdf, fileCap, "")
+	textRes := route("n.txt", []byte("<b>hi</b> & 你好\n"), noCaps, "")
+	descRes := route("r.pdf", pdf, noCaps, "en")
+	zipRes := route("a.zip", zip, fileCap, "en")
+
+	tests := []struct {
+		name     string
+		res      contracts.ContentRouteResult
+		dialect  string
+		tool     string // JSON
+		followUp string // JSON of the follow-up messages, "" for none
+	}{
+		{"openai text", textRes, "openai-chat", jsonOf(textRes.Content), ""},
+		{"openai is the default", textRes, "", jsonOf(textRes.Content), ""},
+		{"unknown dialect is openai", textRes, "gemini", jsonOf(textRes.Content), ""},
+		{"openai description", descRes, "openai-chat", jsonOf(descRes.Content), ""},
+		{
+			"openai image", imgRes, "openai-chat",
+			jsonOf(imgRes.Content + "\n内容见下一条消息。"),
+			`[{"role":"user","content":[{"type":"text","text":` + jsonOf(imgRes.Content) + `},` +
+				`{"type":"image_url","image_url":{"url":"data:image/png;base64,` + b64(png) + `"}}]}]`,
+		},
+		{
+			"openai pdf", pdfRes, "openai-chat",
+			jsonOf(pdfRes.Content + "\n内容见下一条消息。"),
+			`[{"role":"user","content":[{"type":"text","text":` + jsonOf(pdfRes.Content) + `},` +
+				`{"type":"file","file":{"filename":"r.pdf","file_data":"data:application/pdf;base64,` + b64(pdf) + `"}}]}]`,
+		},
+		{
+			"openai wav", route("s.wav", wav, audioCap, "en"), "openai-chat",
+			jsonOf(route("s.wav", wav, audioCap, "en").Content + "\nThe content follows in the next message."),
+			`[{"role":"user","content":[{"type":"text","text":` + jsonOf(route("s.wav", wav, audioCap, "en").Content) + `},` +
+				`{"type":"input_audio","input_audio":{"data":"` + b64(wav) + `","format":"wav"}}]}]`,
+		},
+		{
+			"openai mp3", route("s.mp3", mp3, audioCap, ""), "openai-chat",
+			jsonOf(route("s.mp3", mp3, audioCap, "").Content + "\n内容见下一条消息。"),
+			`[{"role":"user","content":[{"type":"text","text":` + jsonOf(route("s.mp3", mp3, audioCap, "").Content) + `},` +
+				`{"type":"input_audio","input_audio":{"data":"` + b64(mp3) + `","format":"mp3"}}]}]`,
+		},
+		{
+			"openai cannot take zip", zipRes, "openai-chat",
+			jsonOf(zipRes.Content + "\nThis model API cannot receive this kind of file directly; its content was not sent."), "",
+		},
+		{
+			"openai cannot take video", route("v.mp4", mp4, videoCap, ""), "openai-chat",
+			jsonOf(route("v.mp4", mp4, videoCap, "").Content + "\n此模型接口无法直接接收这种文件，内容未发送。"), "",
+		},
+		{"anthropic text", textRes, "anthropic", `[{"type":"text","text":` + jsonOf(textRes.Content) + `}]`, ""},
+		{"anthropic empty text", route("e.txt", []byte{}, noCaps, ""), "anthropic", `[]`, ""},
+		{"anthropic description", descRes, "Anthropic", `[{"type":"text","text":` + jsonOf(descRes.Content) + `}]`, ""},
+		{
+			"anthropic image", imgRes, "anthropic",
+			`[{"type":"text","text":` + jsonOf(imgRes.Content) + `},` +
+				`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + b64(png) + `"}}]`, "",
+		},
+		{
+			"anthropic pdf", pdfRes, "anthropic",
+			`[{"type":"text","text":` + jsonOf(pdfRes.Content) + `},` +
+				`{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + b64(pdf) + `"}}]`, "",
+		},
+		{
+			"anthropic cannot take audio", route("s.wav", wav, audioCap, "en"), "anthropic",
+			`[{"type":"text","text":` + jsonOf(route("s.wav", wav, audioCap, "en").Content+"\nThis model API cannot receive this kind of file directly; its content was not sent.") + `}]`, "",
+		},
+		{
+			"image_url routing without its part", contracts.ContentRouteResult{ContentType: "image", Routing: "image_url", Content: "[Image] x"}, "openai-chat",
+			jsonOf("[Image] x\nThis model API cannot receive this kind of file directly; its content was not sent."), "",
+		},
+		{
+			"image_url with a non-data URL", contracts.ContentRouteResult{Routing: "image_url", Content: "[图片] x",
+				ImageURL: &contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: "https://example.com/a.png"}}}, "anthropic",
+			`[{"type":"text","text":"[图片] x\n此模型接口无法直接接收这种文件，内容未发送。"}]`, "",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := routing.Assemble(tt.res, tt.dialect)
+			wantDialect := contracts.DialectOpenAIChat
+			if strings.EqualFold(tt.dialect, "anthropic") {
+				wantDialect = contracts.DialectAnthropic
+			}
+			if a.Dialect != wantDialect {
+				t.Errorf("dialect = %q, want %q", a.Dialect, wantDialect)
+			}
+			assertJSONEqual(t, "toolContent", a.ToolContent, tt.tool)
+			if tt.followUp == "" {
+				if len(a.FollowUp) != 0 {
+					t.Errorf("followUp = %s, want none", mustJSON(t, a.FollowUp))
+				}
+				return
+			}
+			assertJSONEqual(t, "followUp", mustJSON(t, a.FollowUp), tt.followUp)
+		})
+	}
+}
+
+func TestAssembleImage(t *testing.T) {
+	data := base64.StdEncoding.EncodeToString(testfiles.JPEG(2, 2))
+	tests := []struct {
+		name, mime, text, dialect string
+		tool, followUp            string
+	}{
+		{
+			"openai", "image/jpeg", "history image h1", "openai-chat", `"history image h1"`,
+			`[{"role":"user","content":[{"type":"text","text":"history image h1"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + data + `"}}]}]`,
+		},
+		{
+			"openai without text", "image/jpg", "", "", `""`,
+			`[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + data + `"}}]}]`,
+		},
+		{
+			"anthropic", "image/jpeg", "history image h1", "anthropic",
+			`[{"type":"text","text":"history image h1"},{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"` + data + `"}}]`, "",
+		},
+		{"openai, unsupported type gives text only", "image/bmp", "h1", "openai-chat", `"h1"`, ""},
+		{"anthropic, unsupported type gives text only", "image/tiff", "h1", "anthropic", `[{"type":"text","text":"h1"}]`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := routing.AssembleImage(tt.mime, data, tt.text, tt.dialect)
+			assertJSONEqual(t, "toolContent", a.ToolContent, tt.tool)
+			if tt.followUp == "" {
+				if len(a.FollowUp) != 0 {
+					t.Errorf("followUp = %s, want none", mustJSON(t, a.FollowUp))
+				}
+				return
+			}
+			assertJSONEqual(t, "followUp", mustJSON(t, a.FollowUp), tt.followUp)
+		})
+	}
+}
+
+func TestValidDialect(t *testing.T) {
+	tests := map[string]bool{
+		"": true, "openai-chat": true, "anthropic": true, " Anthropic ": true,
+		"openai": false, "gemini": false, "openai-responses": false,
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := routing.ValidDialect(name); got != want {
+				t.Errorf("ValidDialect(%q) = %v, want %v", name, got, want)
+			}
+		})
+	}
+}
+
+func TestAssembleKeepsHTMLUnescaped(t *testing.T) {
+	a := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: "<a> & b"}, "")
+	if string(a.ToolContent) != `"<a> & b"` {
+		t.Errorf("toolContent = %s", a.ToolContent)
+	}
+}
+
+func jsonOf(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// assertJSONEqual compares JSON by value, so key order and escaping do not matter.
+func assertJSONEqual(t *testing.T, what string, got json.RawMessage, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("%s is not JSON: %v: %s", what, err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad expectation for %s: %v: %s", what, err, want)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("%s =\n%.400s\nwant\n%.400s", what, got, want)
+	}
+}

@@ -1,0 +1,38 @@
+// Package routing decides how an artifact reaches a language model, and builds the parts that
+// carry it. It is pure: no I/O, no NATS, no object store, no environment; every function is
+// deterministic and safe for concurrent use.
+//
+// Three steps, each usable alone:
+//
+//   - Detect decides an artifact's type from its declared MIME type, its filename extension and
+//     its bytes, in that order, with the bytes guarding against lies (see Detect).
+//   - Route turns an artifact and the reading model's Capabilities into the seeds'
+//     contracts.ContentRouteResult: text verbatim; images as data URLs; documents, audio, video
+//     and other binaries as base64 file parts; and, when the model lacks the capability, the
+//     format is not accepted by any provider, or the artifact is too large, a description in the
+//     request's locale ("[无法读取] a.pdf (artifact:a1)" with type, size, the reason and a
+//     suggestion; "[Cannot read] …" in English).
+//   - Assemble turns a ContentRouteResult into the message parts of a dialect: openai-chat (a
+//     string tool message plus, for media, one user message that carries it) or anthropic (a
+//     tool_result content list with image or document blocks).
+//
+// # Contract
+//
+//   - Binary never in text: base64 and raw bytes appear only in image or file parts, never in
+//     ContentRouteResult.Content, a "text" part, or a string ToolContent.
+//   - Text is never encoded: the content of a text artifact is returned byte for byte.
+//   - The same input always gives the same (deep-equal) result.
+//   - The structure is complete: routing image_url if and only if ImageURL is set, routing file
+//     if and only if File is set; metadata id, filename (never empty) and size are always set.
+//   - Route and Assemble never fail and never panic; when in doubt they describe instead of send.
+//
+// Text means valid UTF-8 without NUL, DEL or C0 control characters other than tab, newline,
+// carriage return, form feed and escape; a BOM is kept. Text in other encodings (GBK, UTF-16,
+// Latin-1) is therefore described as a binary file. SVG is text: it is XML, and no provider
+// accepts it as an image. An empty file is empty text. A TooLarge text artifact keeps content
+// type text, with a description in Content and metadata.tooLarge set.
+//
+// Images routed as image_url are PNG, JPEG, GIF and WEBP, the formats OpenAI and Anthropic both
+// accept (OpenAI rejects animated GIFs; they are not told apart here). BMP, TIFF, AVIF, HEIC and
+// the like are described with a suggestion to convert them.
+package routing

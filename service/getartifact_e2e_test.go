@@ -1,0 +1,275 @@
+package service_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/service"
+)
+
+func getArtifact(t *testing.T, w *workertest.Worker, req contracts.GetArtifactRequest) (contracts.Reply, contracts.GetArtifactResult) {
+	t.Helper()
+	if req.RequestID == "" {
+		req.RequestID = "req-" + randomHex(8)
+	}
+	rep := w.Call(contracts.SubjectGetArtifact, req)
+	if rep.RequestID != req.RequestID {
+		t.Fatalf("reply request_id = %q, want %q", rep.RequestID, req.RequestID)
+	}
+	var res contracts.GetArtifactResult
+	if rep.OK {
+		if err := json.Unmarshal(rep.Result, &res); err != nil {
+			t.Fatalf("result: %v", err)
+		}
+	}
+	return rep, res
+}
+
+// TestGetArtifactRoutes covers every routing row end to end: real files of each type in MinIO, a
+// request over NATS, the routed reply.
+func TestGetArtifactRoutes(t *testing.T) {
+	w := startWorker(t)
+	png := testfiles.PNG(64, 48)
+	text := []byte("第一行 hello\n\tindented \"quoted\" <b>&amp;</b>\r\nlast line without newline")
+	files := []struct {
+		id, mime, name string
+		data           []byte
+	}{
+		{"txt", "text/plain; charset=utf-8", "notes.txt", text},
+		{"png", "image/png", "chart.png", png},
+		{"jpeg", "image/jpeg", "photo.jpg", testfiles.JPEG(32, 32)},
+		{"pdf", "application/pdf", "report.pdf", testfiles.PDF()},
+		{"mp3", "audio/mpeg", "voice.mp3", testfiles.MP3()},
+		{"mp4", "video/mp4", "clip.mp4", testfiles.MP4()},
+		{"zip", "application/zip", "bundle.zip", testfiles.ZIP()},
+		{"png-as-text", "text/plain", "looks-like.txt", png},
+		{"elf-as-png", "image/png", "not-an-image.png", testfiles.ELF()},
+		{"no-meta", "", "", png},
+	}
+	for _, f := range files {
+		w.PutArtifact(f.id, f.mime, f.name, f.data)
+	}
+	dataOf := map[string][]byte{}
+	for _, f := range files {
+		dataOf[f.id] = f.data
+	}
+
+	tests := []struct {
+		name        string
+		ref         string
+		service     string
+		caps        []string
+		contentType string
+		routing     string
+		kind        string
+		// describe: the content must be a description naming these, and carry no base64.
+		describe []string
+	}{
+		{name: "text verbatim for a text-only model", ref: "artifact:txt", service: "text-model", contentType: "text", routing: "text", kind: "text"},
+		{name: "image with vision", ref: "artifact:png", service: "vision-model", contentType: "image", routing: "image_url", kind: "image"},
+		{name: "bare id works like artifact:id", ref: "jpeg", service: "vision-model", contentType: "image", routing: "image_url", kind: "image"},
+		{name: "image without vision is described", ref: "artifact:png", service: "text-model", contentType: "image", routing: "text", kind: "image", describe: []string{"[无法读取]", "chart.png", "(artifact:png)", "PNG 图片"}},
+		{name: "unknown service means text only", ref: "artifact:png", service: "no-such-model", contentType: "image", routing: "text", kind: "image", describe: []string{"[无法读取]", "PNG"}},
+		{name: "pdf with file", ref: "artifact:pdf", service: "vision-model", contentType: "binary", routing: "file", kind: "document"},
+		{name: "pdf without file", ref: "artifact:pdf", service: "text-model", contentType: "binary", routing: "text", kind: "document", describe: []string{"[无法读取]", "report.pdf", "PDF 文档"}},
+		{name: "audio with audio", ref: "artifact:mp3", service: "omni-model", contentType: "binary", routing: "file", kind: "audio"},
+		{name: "audio without audio", ref: "artifact:mp3", service: "vision-model", contentType: "binary", routing: "text", kind: "audio", describe: []string{"[无法读取]", "voice.mp3", "MP3 音频"}},
+		{name: "video with video", ref: "artifact:mp4", service: "omni-model", contentType: "binary", routing: "file", kind: "video"},
+		{name: "video without video", ref: "artifact:mp4", service: "vision-model", contentType: "binary", routing: "text", kind: "video", describe: []string{"[无法读取]", "clip.mp4", "MP4"}},
+		{name: "other with file", ref: "artifact:zip", service: "vision-model", contentType: "binary", routing: "file", kind: "other"},
+		{name: "other without file", ref: "artifact:zip", service: "text-model", contentType: "binary", routing: "text", kind: "other", describe: []string{"[无法读取]", "bundle.zip"}},
+		{name: "explicit capabilities override the registry", ref: "artifact:png", service: "text-model", caps: []string{"text", "vision"}, contentType: "image", routing: "image_url", kind: "image"},
+		{name: "explicit empty capabilities mean text only", ref: "artifact:png", service: "vision-model", caps: []string{}, contentType: "image", routing: "text", kind: "image", describe: []string{"[无法读取]"}},
+		{name: "png bytes claimed as text are an image", ref: "artifact:png-as-text", service: "vision-model", contentType: "image", routing: "image_url", kind: "image"},
+		{name: "elf bytes claimed as png are not an image", ref: "artifact:elf-as-png", service: "text-model", contentType: "binary", routing: "text", kind: "other", describe: []string{"[无法读取]", "not-an-image.png"}},
+		{name: "missing metadata falls back to content", ref: "artifact:no-meta", service: "vision-model", contentType: "image", routing: "image_url", kind: "image"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: tt.ref, ServiceID: tt.service, Capabilities: tt.caps})
+			if !rep.OK {
+				t.Fatalf("error reply: %+v", rep.Error)
+			}
+			id := strings.TrimPrefix(tt.ref, "artifact:")
+			want := dataOf[id]
+			if res.ContentType != tt.contentType || res.Routing != tt.routing || res.Metadata.Type != tt.kind {
+				t.Fatalf("contentType/routing/type = %s/%s/%s, want %s/%s/%s", res.ContentType, res.Routing, res.Metadata.Type, tt.contentType, tt.routing, tt.kind)
+			}
+			if res.Metadata.ID != id || res.Metadata.Size != int64(len(want)) {
+				t.Errorf("metadata id/size = %q/%d, want %q/%d", res.Metadata.ID, res.Metadata.Size, id, len(want))
+			}
+			b64 := base64.StdEncoding.EncodeToString(want)
+			switch tt.routing {
+			case "text":
+				if tt.kind == "text" {
+					if res.Content != string(want) {
+						t.Fatalf("text not verbatim:\n got %q\nwant %q", res.Content, want)
+					}
+					break
+				}
+				for _, s := range tt.describe {
+					if !strings.Contains(res.Content, s) {
+						t.Errorf("description %q lacks %q", res.Content, s)
+					}
+				}
+				if res.ImageURL != nil || res.File != nil {
+					t.Errorf("described artifact also carries media")
+				}
+			case "image_url":
+				if res.ImageURL == nil || res.ImageURL.Type != "image_url" {
+					t.Fatalf("imageUrl = %+v", res.ImageURL)
+				}
+				prefix := "data:image/"
+				if !strings.HasPrefix(res.ImageURL.ImageURL.URL, prefix) || !strings.HasSuffix(res.ImageURL.ImageURL.URL, ";base64,"+b64) {
+					t.Errorf("image url is not a data URL of the artifact's bytes: %.80s", res.ImageURL.ImageURL.URL)
+				}
+			case "file":
+				if res.File == nil || res.File.Type != "file" || res.File.File.Data != b64 {
+					t.Fatalf("file part does not carry the artifact's bytes")
+				}
+				if res.File.File.MimeType == "" || res.File.File.Filename == "" {
+					t.Errorf("file part lacks filename or mimeType: %+v", res.File.File)
+				}
+			}
+			if tt.kind != "text" && strings.Contains(res.Content, b64[:min(len(b64), 64)]) {
+				t.Errorf("base64 of the artifact leaked into content")
+			}
+			if tt.kind != "text" && strings.Contains(string(res.Assembly.ToolContent), b64[:min(len(b64), 64)]) && tt.routing != "image_url" && tt.routing != "file" {
+				t.Errorf("base64 leaked into the tool content of a described artifact")
+			}
+		})
+	}
+}
+
+func TestGetArtifactAssemblyDialects(t *testing.T) {
+	w := startWorker(t)
+	png := testfiles.PNG(20, 20)
+	w.PutArtifact("img", "image/png", "img.png", png)
+	b64 := base64.StdEncoding.EncodeToString(png)
+
+	t.Run("openai-chat: text-only tool message, image in a following user message", func(t *testing.T) {
+		_, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "vision-model"})
+		var tool string
+		if err := json.Unmarshal(res.Assembly.ToolContent, &tool); err != nil {
+			t.Fatalf("openai-chat tool content must be a string: %s", res.Assembly.ToolContent)
+		}
+		if strings.Contains(tool, b64[:40]) {
+			t.Fatal("base64 in the tool message")
+		}
+		if len(res.Assembly.FollowUp) != 1 || res.Assembly.FollowUp[0].Role != "user" {
+			t.Fatalf("follow-up = %+v", res.Assembly.FollowUp)
+		}
+		if !bytes.Contains(res.Assembly.FollowUp[0].Content, []byte(`"type":"image_url"`)) || !bytes.Contains(res.Assembly.FollowUp[0].Content, []byte(b64)) {
+			t.Fatalf("follow-up lacks the image part: %.200s", res.Assembly.FollowUp[0].Content)
+		}
+	})
+	t.Run("anthropic: image block inside the tool_result", func(t *testing.T) {
+		_, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "vision-model", Dialect: "anthropic"})
+		var blocks []map[string]any
+		if err := json.Unmarshal(res.Assembly.ToolContent, &blocks); err != nil {
+			t.Fatalf("anthropic tool content must be a list of blocks: %s", res.Assembly.ToolContent)
+		}
+		var found bool
+		for _, b := range blocks {
+			if b["type"] == "image" {
+				src, _ := b["source"].(map[string]any)
+				found = src["type"] == "base64" && src["media_type"] == "image/png" && src["data"] == b64
+			}
+			if b["type"] == "text" && strings.Contains(b["text"].(string), b64[:40]) {
+				t.Fatal("base64 in a text block")
+			}
+		}
+		if !found || len(res.Assembly.FollowUp) != 0 {
+			t.Fatalf("no image block with the artifact's bytes: %.300s", res.Assembly.ToolContent)
+		}
+	})
+	t.Run("english description", func(t *testing.T) {
+		_, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "text-model", Locale: "en"})
+		if !strings.Contains(res.Content, "img.png") || strings.Contains(res.Content, "无法读取") || !strings.Contains(res.Content, "PNG image") {
+			t.Fatalf("english description = %q", res.Content)
+		}
+	})
+}
+
+func TestGetArtifactErrors(t *testing.T) {
+	w := startWorker(t, func(c *service.Config) { c.MaxArtifactSize = 256 << 10 })
+	w.PutArtifact("big", "application/pdf", "big.pdf", bytes.Repeat([]byte("%PDF-1.4 "), 64<<10))
+
+	t.Run("not found names the ref", func(t *testing.T) {
+		rep, _ := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "artifact:nope", ServiceID: "vision-model"})
+		if rep.OK || rep.Error.Code != contracts.CodeArtifactNotFound || rep.Error.Ref != "artifact:nope" {
+			t.Fatalf("reply = %+v %+v", rep, rep.Error)
+		}
+	})
+	t.Run("over the size limit is described, not read", func(t *testing.T) {
+		rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "big", ServiceID: "vision-model"})
+		if !rep.OK {
+			t.Fatalf("error reply: %+v", rep.Error)
+		}
+		if res.Routing != "text" || !res.Metadata.TooLarge || res.File != nil || !strings.Contains(res.Content, "big.pdf") {
+			t.Fatalf("oversize result = %+v", res.ContentRouteResult)
+		}
+	})
+	invalid := []struct {
+		name, body, field string
+	}{
+		{"missing ref", `{"request_id":"r1","service_id":"x"}`, "ref"},
+		{"ref of the wrong type", `{"request_id":"r2","ref":42}`, "ref"},
+		{"unknown dialect", `{"request_id":"r3","ref":"a","dialect":"cobol"}`, "dialect"},
+		{"unknown locale", `{"request_id":"r4","ref":"a","locale":"xx"}`, "locale"},
+		{"unknown capability", `{"request_id":"r5","ref":"a","capabilities":["smell"]}`, "capabilities"},
+		{"missing request_id", `{"ref":"a"}`, "request_id"},
+	}
+	for _, tt := range invalid {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := w.CallRaw(contracts.SubjectGetArtifact, []byte(tt.body))
+			if rep.OK || rep.Error == nil || rep.Error.Code != contracts.CodeInvalidRequest || rep.Error.Field != tt.field {
+				t.Fatalf("reply = %+v error %+v, want invalid_request on %s", rep, rep.Error, tt.field)
+			}
+		})
+	}
+	t.Run("malformed json", func(t *testing.T) {
+		rep := w.CallRaw(contracts.SubjectGetArtifact, []byte(`{"request_id": "r9", "ref": `))
+		if rep.OK || rep.Error.Code != contracts.CodeInvalidRequest {
+			t.Fatalf("reply = %+v", rep)
+		}
+	})
+	t.Run("traversal in an artifact id", func(t *testing.T) {
+		rep, _ := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "artifact:../workspaces/x/secret"})
+		if rep.OK || rep.Error.Code != contracts.CodeInvalidArtifactID {
+			t.Fatalf("reply = %+v", rep)
+		}
+	})
+	t.Run("the worker keeps serving after bad input", func(t *testing.T) {
+		w.PutArtifact("after", "text/plain", "after.txt", []byte("still here"))
+		rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "after"})
+		if !rep.OK || res.Content != "still here" {
+			t.Fatalf("reply = %+v", rep)
+		}
+	})
+}
+
+// TestGetArtifactClaimCheck sends a 4 MB image through a 1 MiB max payload: the reply travels by
+// claim check and the client resolves it to the same bytes.
+func TestGetArtifactClaimCheck(t *testing.T) {
+	w := startWorker(t)
+	img := testfiles.NoisyPNG(1200, 1200)
+	if len(img) < 4<<20 {
+		t.Fatalf("fixture is %d bytes, want >= 4 MB", len(img))
+	}
+	w.PutArtifact("huge", "image/png", "huge.png", img)
+	rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "huge", ServiceID: "vision-model"})
+	if !rep.OK {
+		t.Fatalf("error reply: %+v", rep.Error)
+	}
+	want := "data:image/png;base64," + base64.StdEncoding.EncodeToString(img)
+	if res.ImageURL == nil || res.ImageURL.ImageURL.URL != want {
+		t.Fatal("image did not round-trip through the claim check")
+	}
+}

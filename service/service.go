@@ -1,0 +1,299 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/claimcheck"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/handlers"
+	"github.com/agentworks/artifact-worker/httpapi"
+	"github.com/agentworks/artifact-worker/llmservices"
+	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/telemetry"
+)
+
+// Store is what the worker needs of its object store.
+type Store interface {
+	handlers.Blobs
+	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string, meta map[string]string) (objectstore.Info, error)
+	Ping(ctx context.Context) error
+}
+
+var (
+	_ Store = (*objectstore.S3)(nil)
+	_ Store = (*objectstore.Local)(nil)
+)
+
+// Service is a running worker. Build it with New, run it with Run.
+type Service struct {
+	cfg       Config
+	log       *slog.Logger
+	embedded  *server.Server
+	subConn   *nats.Conn
+	pubConn   *nats.Conn
+	store     Store
+	registry  *llmservices.Watcher
+	pipeline  *messaging.Pipeline
+	telemetry *telemetry.Telemetry
+	http      *http.Server
+	listener  net.Listener
+}
+
+// New wires the worker: it connects to NATS (or starts the embedded server), opens storage, ensures
+// the JetStream topology and builds the pipeline. Nothing is consumed until Run.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err error) {
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Service{cfg: cfg, log: log}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if s.telemetry, err = telemetry.Setup(ctx, telemetry.Config{OTLPEnabled: cfg.OTLPEnabled, Disabled: cfg.OTelDisabled}); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	url := cfg.NATSURL
+	if url == "" {
+		if s.embedded, err = startEmbeddedNATS(cfg.EmbeddedNATSAddr, cfg.DataDir); err != nil {
+			return nil, err
+		}
+		url = s.embedded.ClientURL()
+		log.Info("embedded nats-server started", "url", url, "store", filepath.Join(cfg.DataDir, "jetstream"))
+	}
+	if s.subConn, err = connect(url, cfg.NATSCreds, "artifact-worker-consume", log); err != nil {
+		return nil, err
+	}
+	if s.pubConn, err = connect(url, cfg.NATSCreds, "artifact-worker-publish", log); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(s.pubConn)
+	if err != nil {
+		return nil, err
+	}
+	if s.store, err = OpenStore(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if cfg.LLMServicesFile != "" {
+		if s.registry, err = llmservices.NewWatcher(cfg.LLMServicesFile, log, 2*time.Second); err != nil {
+			return nil, fmt.Errorf("LLM_SERVICES_FILE: %w", err)
+		}
+	}
+	topo, err := messaging.EnsureTopology(ctx, js, messaging.Topology{
+		MaxAge:     cfg.StreamMaxAge,
+		AckWait:    cfg.AckWait,
+		MaxDeliver: cfg.MaxDeliver,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jetstream topology: %w", err)
+	}
+	claims, err := claimcheck.Ensure(ctx, js, cfg.ClaimTTL, s.pubConn.MaxPayload())
+	if err != nil {
+		return nil, err
+	}
+	getArtifact := &handlers.GetArtifact{Blobs: s.store, Capabilities: s.capabilities(), MaxSize: cfg.MaxArtifactSize}
+	routes := map[string]messaging.Handler{
+		contracts.SubjectGetArtifact: getArtifact.Handle,
+	}
+	s.pipeline, err = messaging.New(messaging.Config{
+		Topology:     topo,
+		Concurrency:  cfg.Concurrency,
+		DrainTimeout: cfg.DrainTimeout,
+	}, messaging.Deps{
+		SubConn:  s.subConn,
+		PubConn:  s.pubConn,
+		Claims:   claims,
+		MapError: handlers.MapError,
+		Logger:   log,
+		Tracer:   s.telemetry.TracerProvider.Tracer("artifact-worker"),
+		Meter:    s.telemetry.MeterProvider.Meter("artifact-worker"),
+	}, routes)
+	if err != nil {
+		return nil, err
+	}
+	api := httpapi.New(s.telemetry.Metrics, []httpapi.Check{
+		{Name: "nats", Func: func(context.Context) error { return connected(s.subConn, s.pubConn) }},
+		{Name: "storage", Func: s.store.Ping},
+		{Name: "consumers", Func: func(context.Context) error {
+			if !s.pipeline.Ready() {
+				return errors.New("consumers not bound")
+			}
+			return nil
+		}},
+	})
+	if s.listener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+		return nil, fmt.Errorf("HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
+	}
+	s.http = &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	return s, nil
+}
+
+// capabilities returns the registry to route with: the watched file, or the built-in default.
+func (s *Service) capabilities() handlers.Capabilities {
+	if s.registry != nil {
+		return watched{s.registry}
+	}
+	return llmservices.Default()
+}
+
+// watched reads the registry the watcher last loaded successfully.
+type watched struct{ w *llmservices.Watcher }
+
+func (c watched) Capabilities(serviceID string) []string { return c.w.Current().Capabilities(serviceID) }
+
+// Run serves until ctx is cancelled (SIGTERM), then shuts down gracefully: readiness turns false,
+// new messages are handed back, in-flight requests finish within DrainTimeout, connections drain.
+func (s *Service) Run(ctx context.Context) error {
+	errc := make(chan error, 3)
+	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRun()
+	go func() {
+		if err := s.http.Serve(s.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("http: %w", err)
+		}
+	}()
+	if s.registry != nil {
+		go s.registry.Run(runCtx)
+	}
+	pipelineDone := make(chan error, 1)
+	go func() { pipelineDone <- s.pipeline.Run(runCtx) }()
+	select {
+	case <-s.pipeline.Running():
+		s.log.Info("worker ready", "http", s.listener.Addr().String(), "concurrency", s.cfg.Concurrency)
+	case err := <-pipelineDone:
+		return fmt.Errorf("pipeline: %w", err)
+	case <-ctx.Done():
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	case runErr = <-pipelineDone:
+		runErr = fmt.Errorf("pipeline stopped: %w", runErr)
+	}
+	s.log.Info("shutting down", "drain_timeout", s.cfg.DrainTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout+5*time.Second)
+	defer cancel()
+	if err := s.pipeline.Shutdown(shutdownCtx); err != nil {
+		s.log.Warn("in-flight work not finished; JetStream redelivers it", "error", err.Error())
+	}
+	_ = s.http.Shutdown(shutdownCtx)
+	s.close()
+	s.log.Info("stopped")
+	return runErr
+}
+
+func (s *Service) close() {
+	for _, nc := range []*nats.Conn{s.subConn, s.pubConn} {
+		if nc != nil && !nc.IsClosed() {
+			_ = nc.Drain()
+		}
+	}
+	for _, nc := range []*nats.Conn{s.subConn, s.pubConn} {
+		for nc != nil && nc.IsDraining() {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if s.listener != nil {
+		_ = s.listener.Close()
+	}
+	if s.telemetry != nil {
+		_ = s.telemetry.Shutdown(context.Background())
+	}
+	if s.embedded != nil {
+		s.embedded.Shutdown()
+		s.embedded.WaitForShutdown()
+	}
+}
+
+func connected(conns ...*nats.Conn) error {
+	for _, nc := range conns {
+		if !nc.IsConnected() {
+			return fmt.Errorf("nats connection %s: %s", nc.Opts.Name, nc.Status())
+		}
+	}
+	return nil
+}
+
+// Connect opens a NATS connection with the worker's settings (for `worker call` and the service).
+func Connect(cfg Config, name string, log *slog.Logger) (*nats.Conn, error) {
+	cfg.SetDefaults()
+	url := cfg.NATSURL
+	if url == "" {
+		url = "nats://" + cfg.EmbeddedNATSAddr
+	}
+	return connect(url, cfg.NATSCreds, name, log)
+}
+
+func connect(url, creds, name string, log *slog.Logger) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name(name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(500 * time.Millisecond),
+		nats.RetryOnFailedConnect(false),
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("nats disconnected", "connection", name, "error", err.Error())
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("nats reconnected", "connection", name, "url", nc.ConnectedUrl()) }),
+	}
+	if creds != "" {
+		opts = append(opts, nats.UserCredentials(creds))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("NATS_URL %s: %w", url, err)
+	}
+	return nc, nil
+}
+
+// OpenStore opens the configured object store: MinIO/S3 when S3_ENDPOINT is set (the bucket is
+// created if missing), else a local directory under DATA_DIR with the same key layout.
+func OpenStore(ctx context.Context, cfg Config) (Store, error) {
+	cfg.SetDefaults()
+	if cfg.S3Endpoint == "" {
+		st, err := objectstore.NewLocal(filepath.Join(cfg.DataDir, "store", cfg.S3Bucket))
+		if err != nil {
+			return nil, fmt.Errorf("DATA_DIR: %w", err)
+		}
+		return st, nil
+	}
+	st, err := objectstore.NewS3(objectstore.S3Config{
+		Endpoint:  cfg.S3Endpoint,
+		AccessKey: cfg.S3AccessKey,
+		SecretKey: cfg.S3SecretKey,
+		Bucket:    cfg.S3Bucket,
+		UseSSL:    cfg.S3UseSSL,
+		Region:    cfg.S3Region,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("S3_ENDPOINT: %w", err)
+	}
+	if err := st.EnsureBucket(ctx); err != nil {
+		return nil, fmt.Errorf("S3_BUCKET %s: %w", cfg.S3Bucket, err)
+	}
+	return st, nil
+}
+
+// HTTPAddr is the address the HTTP listener is bound to (useful with HTTP_ADDR=127.0.0.1:0).
+func (s *Service) HTTPAddr() string { return s.listener.Addr().String() }
+
+// Ready reports whether the pipeline's consumers are bound and it is not shutting down.
+func (s *Service) Ready() bool { return s.pipeline.Ready() }

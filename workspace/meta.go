@@ -1,0 +1,322 @@
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// Defaults of MetaConfig.
+const (
+	DefaultMetaBucket    = "WORKSPACE_FILES"
+	DefaultMaxModifiedBy = 100
+	DefaultMaxAttempts   = 50
+)
+
+// Bounds of the jittered back-off between two attempts of RecordWrite.
+const (
+	backoffBase = time.Millisecond
+	backoffMax  = 500 * time.Millisecond
+)
+
+// FileMeta is the metadata of one workspace file.
+type FileMeta struct {
+	// MimeType is the MIME type given by the write with the latest timestamp (on equal timestamps, by
+	// the last one recorded).
+	MimeType string `json:"mimeType"`
+	// CreatedAt is the timestamp of the write that created the record; it never changes afterwards.
+	CreatedAt time.Time `json:"createdAt"`
+	// UpdatedAt is the latest timestamp of all recorded writes.
+	UpdatedAt time.Time `json:"updatedAt"`
+	// ModifiedBy holds the most recent writes (at most MetaConfig.MaxModifiedBy), oldest first,
+	// ordered by timestamp; writes with equal timestamps keep the order in which they were recorded.
+	ModifiedBy []contracts.Modification `json:"modifiedBy"`
+}
+
+// record is the stored value: FileMeta plus the key's origin, so that an operator reading the bucket
+// (nats kv get) can tell which file a hashed key belongs to.
+type record struct {
+	WorkspaceID string `json:"workspaceId"`
+	Path        string `json:"path"`
+	FileMeta
+}
+
+// MetaConfig configures a MetaStore. The zero value is usable: every zero field gets its default.
+type MetaConfig struct {
+	// Bucket is the JetStream KV bucket holding the metadata. Default DefaultMetaBucket.
+	Bucket string
+	// MaxModifiedBy is how many modifications are kept per file: the most recent N, older ones are
+	// dropped. Default DefaultMaxModifiedBy (100).
+	MaxModifiedBy int
+	// MaxAttempts bounds the compare-and-set attempts of one RecordWrite before it gives up with
+	// ErrConflict. Default DefaultMaxAttempts (50).
+	MaxAttempts int
+	// Replicas of the bucket in a NATS cluster, 1..5. Default 1.
+	Replicas int
+}
+
+func (c *MetaConfig) setDefaults() {
+	if c.Bucket == "" {
+		c.Bucket = DefaultMetaBucket
+	}
+	if c.MaxModifiedBy == 0 {
+		c.MaxModifiedBy = DefaultMaxModifiedBy
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+}
+
+// validBucket is the alphabet of JetStream KV bucket names.
+var validBucket = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+// Validate reports every invalid field at once, by name. Zero fields are valid: they get defaults.
+func (c MetaConfig) Validate() error {
+	var errs []error
+	if c.Bucket != "" && !validBucket.MatchString(c.Bucket) {
+		errs = append(errs, fmt.Errorf("MetaConfig.Bucket %q: only A-Z, a-z, 0-9, '_' and '-' are allowed", c.Bucket))
+	}
+	if c.MaxModifiedBy < 0 {
+		errs = append(errs, fmt.Errorf("MetaConfig.MaxModifiedBy %d: must not be negative", c.MaxModifiedBy))
+	}
+	if c.MaxAttempts < 0 {
+		errs = append(errs, fmt.Errorf("MetaConfig.MaxAttempts %d: must not be negative", c.MaxAttempts))
+	}
+	if c.Replicas < 0 || c.Replicas > 5 {
+		errs = append(errs, fmt.Errorf("MetaConfig.Replicas %d: must be 1..5", c.Replicas))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("workspace: invalid MetaConfig: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// MetaStore keeps per-file metadata in a JetStream KV bucket and updates it with optimistic
+// concurrency (compare-and-set on the key's revision), so that any number of workers can record
+// writes of the same file at once without losing one. It is safe for concurrent use.
+//
+// Each file has one key, "{workspaceID}.{hex(sha256(cleanPath))}": the workspace alphabet and hex
+// both fit the KV key alphabet [-/_=.a-zA-Z0-9], and the key is at most 193 bytes whatever the
+// path. The value is the JSON of FileMeta plus "workspaceId" and "path".
+type MetaStore struct {
+	kv  jetstream.KeyValue
+	cfg MetaConfig
+
+	// testHookBeforeCAS, when set by a test, runs between reading a record and writing it back.
+	testHookBeforeCAS func()
+}
+
+// NewMetaStore creates the metadata bucket, or updates it to cfg when it exists, and returns a
+// store over it. The bucket keeps one revision per key in file storage without TTL, so metadata
+// survives server restarts. Creation is idempotent and safe when several workers start at once.
+func NewMetaStore(ctx context.Context, js jetstream.JetStream, cfg MetaConfig) (*MetaStore, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.setDefaults()
+	kvCfg := jetstream.KeyValueConfig{
+		Bucket:      cfg.Bucket,
+		Description: "artifact worker: metadata of workspace files",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+	}
+	// CreateOrUpdate tries an update, then a create; a worker starting at the same moment can win the
+	// create in between. The bucket then exists and the next round takes the update path.
+	var (
+		kv  jetstream.KeyValue
+		err error
+	)
+	for range 3 {
+		kv, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
+		if err == nil || !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("workspace: metadata bucket %s: %w", cfg.Bucket, err)
+	}
+	return &MetaStore{kv: kv, cfg: cfg}, nil
+}
+
+// metaKey returns the KV key of a file (see MetaStore).
+func metaKey(workspaceID, cleanPath string) string {
+	sum := sha256.Sum256([]byte(cleanPath))
+	return workspaceID + "." + hex.EncodeToString(sum[:])
+}
+
+// checkFile validates the workspace ID and cleans the path (a no-op for a clean one), so that one
+// file always has one key.
+func checkFile(workspaceID, relPath string) (string, error) {
+	if err := ValidateWorkspaceID(workspaceID); err != nil {
+		return "", err
+	}
+	return CleanPath(relPath)
+}
+
+// RecordWrite records one write of a file and returns the file's metadata as stored.
+//
+// The first write creates the record with CreatedAt = mod.Timestamp. Every write appends mod to
+// ModifiedBy (keeping timestamp order and the most recent MaxModifiedBy entries) and sets UpdatedAt
+// to the later of its current value and mod.Timestamp; mimeType (required) replaces MimeType unless
+// the write is older than UpdatedAt. So concurrent and out-of-order writes converge: the latest
+// write wins, and none is lost. A zero mod.Timestamp means now; timestamps are stored in
+// UTC.
+//
+// cleanPath is cleaned again (a no-op for a clean path). Errors: ErrInvalidWorkspaceID,
+// ErrPathTraversal, ErrInvalidPath, ErrMissingMimeType for bad input; ErrConflict after MaxAttempts lost races (retry
+// later); the context's error; otherwise a JetStream error (transient: unavailable or timed out)
+// or a stored record that cannot be decoded (permanent).
+//
+// A redelivered event is recorded again: modifications carry no idempotency key.
+func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mimeType string, mod contracts.Modification) (FileMeta, error) {
+	p, err := checkFile(workspaceID, cleanPath)
+	if err != nil {
+		return FileMeta{}, err
+	}
+	if mimeType == "" {
+		return FileMeta{}, fmt.Errorf("%w: %s in workspace %s", ErrMissingMimeType, quote(p), workspaceID)
+	}
+	if mod.Timestamp.IsZero() {
+		mod.Timestamp = time.Now()
+	}
+	mod.Timestamp = mod.Timestamp.UTC().Round(0)
+	key := metaKey(workspaceID, p)
+
+	for attempt := 1; ; attempt++ {
+		entry, err := s.kv.Get(ctx, key)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			rec := record{WorkspaceID: workspaceID, Path: p, FileMeta: newMeta(mimeType, mod)}
+			data, err := json.Marshal(rec)
+			if err != nil {
+				return FileMeta{}, fmt.Errorf("workspace: encode metadata of %s: %w", key, err)
+			}
+			_, err = s.kv.Create(ctx, key, data)
+			if err == nil {
+				return rec.FileMeta, nil
+			}
+			if !errors.Is(err, jetstream.ErrKeyExists) {
+				return FileMeta{}, fmt.Errorf("workspace: create metadata of %s: %w", key, err)
+			}
+		case err != nil:
+			return FileMeta{}, fmt.Errorf("workspace: read metadata of %s: %w", key, err)
+		default:
+			var rec record
+			if err := json.Unmarshal(entry.Value(), &rec); err != nil {
+				return FileMeta{}, fmt.Errorf("workspace: stored metadata of %s is corrupt: %w", key, err)
+			}
+			rec.WorkspaceID, rec.Path = workspaceID, p
+			rec.FileMeta = apply(rec.FileMeta, mimeType, mod, s.cfg.MaxModifiedBy)
+			data, err := json.Marshal(rec)
+			if err != nil {
+				return FileMeta{}, fmt.Errorf("workspace: encode metadata of %s: %w", key, err)
+			}
+			if s.testHookBeforeCAS != nil {
+				s.testHookBeforeCAS()
+			}
+			_, err = s.kv.Update(ctx, key, data, entry.Revision())
+			if err == nil {
+				return rec.FileMeta, nil
+			}
+			if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+				return FileMeta{}, fmt.Errorf("workspace: update metadata of %s: %w", key, err)
+			}
+		}
+		if attempt >= s.cfg.MaxAttempts {
+			return FileMeta{}, fmt.Errorf("%w: %s: gave up after %d attempts", ErrConflict, key, attempt)
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return FileMeta{}, fmt.Errorf("workspace: update metadata of %s: %w", key, err)
+		}
+	}
+}
+
+// newMeta returns the metadata of a file after its first write.
+func newMeta(mimeType string, mod contracts.Modification) FileMeta {
+	return FileMeta{
+		MimeType:   mimeType,
+		CreatedAt:  mod.Timestamp,
+		UpdatedAt:  mod.Timestamp,
+		ModifiedBy: []contracts.Modification{mod},
+	}
+}
+
+// apply returns m with one more write recorded (see RecordWrite). m is not shared, so its slice is
+// reused.
+func apply(m FileMeta, mimeType string, mod contracts.Modification, maxModifiedBy int) FileMeta {
+	if !mod.Timestamp.Before(m.UpdatedAt) {
+		m.MimeType = mimeType
+	}
+	if mod.Timestamp.After(m.UpdatedAt) {
+		m.UpdatedAt = mod.Timestamp
+	}
+	// Insert after every entry that is not later than mod: an append in the usual, in-order case.
+	i := len(m.ModifiedBy)
+	for i > 0 && m.ModifiedBy[i-1].Timestamp.After(mod.Timestamp) {
+		i--
+	}
+	m.ModifiedBy = slices.Insert(m.ModifiedBy, i, mod)
+	if n := len(m.ModifiedBy) - maxModifiedBy; n > 0 {
+		m.ModifiedBy = slices.Delete(m.ModifiedBy, 0, n)
+	}
+	return m
+}
+
+// Get returns the metadata of a file; ErrNotFound when no write was recorded. workspaceID and
+// cleanPath are validated as in RecordWrite.
+func (s *MetaStore) Get(ctx context.Context, workspaceID, cleanPath string) (FileMeta, error) {
+	p, err := checkFile(workspaceID, cleanPath)
+	if err != nil {
+		return FileMeta{}, err
+	}
+	key := metaKey(workspaceID, p)
+	entry, err := s.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return FileMeta{}, fmt.Errorf("%w: %s in workspace %s", ErrNotFound, quote(p), workspaceID)
+	}
+	if err != nil {
+		return FileMeta{}, fmt.Errorf("workspace: read metadata of %s: %w", key, err)
+	}
+	var rec record
+	if err := json.Unmarshal(entry.Value(), &rec); err != nil {
+		return FileMeta{}, fmt.Errorf("workspace: stored metadata of %s is corrupt: %w", key, err)
+	}
+	return rec.FileMeta, nil
+}
+
+// backoff returns a random wait before attempt+1: full jitter over an exponentially growing window,
+// from backoffBase up to backoffMax.
+func backoff(attempt int) time.Duration {
+	window := backoffMax
+	if attempt < 16 {
+		window = min(backoffBase<<attempt, backoffMax)
+	}
+	return rand.N(window) + 1
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
