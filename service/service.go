@@ -154,7 +154,9 @@ func (s *Service) capabilities() handlers.Capabilities {
 // watched reads the registry the watcher last loaded successfully.
 type watched struct{ w *llmservices.Watcher }
 
-func (c watched) Capabilities(serviceID string) []string { return c.w.Current().Capabilities(serviceID) }
+func (c watched) Capabilities(serviceID string) []string {
+	return c.w.Current().Capabilities(serviceID)
+}
 
 // Run serves until ctx is cancelled (SIGTERM), then shuts down gracefully: readiness turns false,
 // new messages are handed back, in-flight requests finish within DrainTimeout, connections drain.
