@@ -33,7 +33,8 @@ type GetArtifactRequest struct {
 	Ref string `json:"ref"`
 	// ServiceID names the agent's LLM service in the capability registry.
 	ServiceID string `json:"service_id,omitempty"`
-	// Capabilities, when present (even empty), overrides the registry for this request.
+	// Capabilities, when present (even empty), overrides the registry for this request. nil leaves
+	// the field out (the registry's entry for ServiceID applies); []string{} sends [] (text only).
 	Capabilities []string `json:"capabilities,omitzero"`
 	// Dialect of Assembly: openai-chat (default) or anthropic.
 	Dialect string `json:"dialect,omitempty"`

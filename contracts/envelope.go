@@ -4,6 +4,8 @@ import "encoding/json"
 
 // Reply is the envelope of every reply. Exactly one of Result (when OK) or Error (when not OK) is set.
 type Reply struct {
+	// RequestID is the request's request_id; for a request without one (an invalid_request reply)
+	// it is the request's Nats-Msg-Id header, or empty.
 	RequestID string          `json:"request_id"`
 	OK        bool            `json:"ok"`
 	Result    json.RawMessage `json:"result,omitempty"`
@@ -11,8 +13,8 @@ type Reply struct {
 }
 
 // Error is the error object of a failed reply. Code is stable and meant for programs; Message is for
-// people and may change. Field names the offending request field for invalid_request; Ref echoes
-// the artifact reference for artifact errors.
+// people and may change. Field names the offending request field (or header: Reply-To, Claim-Check)
+// for invalid_request; Ref echoes the artifact reference for artifact errors.
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

@@ -168,13 +168,14 @@ func TestSchemaCheckDetectsDrift(t *testing.T) {
 		base
 		Name  string    `json:"name"`
 		Opt   string    `json:"opt,omitempty"`
+		Zero  []string  `json:"zero,omitzero"`
 		N     int       `json:"n"`
 		At    time.Time `json:"at"`
 		Inner inner     `json:"inner"`
 		List  []inner   `json:"list"`
 	}
 	good := `{"type":"object","required":["id","name","n","at","inner","list"],"properties":{
-		"id":{"type":"string"},"name":{"type":"string"},"opt":{"type":"string"},"n":{"type":"integer"},
+		"id":{"type":"string"},"name":{"type":"string"},"opt":{"type":"string"},"zero":{"type":"array","items":{"type":"string"}},"n":{"type":"integer"},
 		"at":{"type":"string","format":"date-time"},"inner":{"$ref":"#/$defs/I"},
 		"list":{"type":"array","items":{"$ref":"#/$defs/I"}}},
 		"$defs":{"I":{"type":"object","required":["a"],"properties":{"a":{"type":"string"}}}}}`
@@ -185,7 +186,8 @@ func TestSchemaCheckDetectsDrift(t *testing.T) {
 		{"field missing from schema", `"name":{"type":"string"},`, ``, `field "name" has no property`},
 		{"embedded field missing", `"id":{"type":"string"},`, ``, `field "id" has no property`},
 		{"property without field", `"opt":{"type":"string"}`, `"opt":{"type":"string"},"extra":{"type":"string"}`, `property "extra" has no Go field`},
-		{"omitempty field required", `"required":["id",`, `"required":["id","opt",`, `field "opt" is omitempty but required`},
+		{"omitempty field required", `"required":["id",`, `"required":["id","opt",`, `field "opt" is omitempty (or omitzero) but required`},
+		{"omitzero field required", `"required":["id",`, `"required":["id","zero",`, `field "zero" is omitempty (or omitzero) but required`},
 		{"always-sent field not required", `"name","n"`, `"n"`, `field "name" is always sent but not required`},
 		{"wrong type", `"n":{"type":"integer"}`, `"n":{"type":"string"}`, `n: schema type`},
 		{"time without date-time", `"format":"date-time"`, `"format":"date"`, `at: time.Time`},
@@ -221,7 +223,7 @@ func TestSchemaCheckDetectsDrift(t *testing.T) {
 			t.Fatal(err)
 		}
 		problems := strings.Join(compareObject(doc, doc, reflect.TypeFor[msg](), "", []string{"id", "opt"}), "\n")
-		for _, want := range []string{`"opt" is required by the worker but omitempty`, `"name" is always sent but the worker does not require it`} {
+		for _, want := range []string{`"opt" is required by the worker but omitempty (or omitzero)`, `"name" is always sent but the worker does not require it`} {
 			if !strings.Contains(problems, want) {
 				t.Errorf("want a problem containing %q, got:\n%s", want, problems)
 			}
@@ -242,7 +244,8 @@ func loadSchema(t *testing.T, file string) map[string]any {
 	return doc
 }
 
-// field is one JSON property of a Go struct.
+// field is one JSON property of a Go struct. omitempty is set for omitempty and omitzero fields:
+// both may be left out of the JSON.
 type field struct {
 	name      string
 	omitempty bool
@@ -276,7 +279,9 @@ func jsonFields(t reflect.Type) []field {
 		if name == "" {
 			name = f.Name
 		}
-		out = append(out, field{name: name, omitempty: slices.Contains(strings.Split(opts, ","), "omitempty"), typ: ft})
+		options := strings.Split(opts, ",")
+		optional := slices.Contains(options, "omitempty") || slices.Contains(options, "omitzero")
+		out = append(out, field{name: name, omitempty: optional, typ: ft})
 	}
 	return out
 }
@@ -324,11 +329,11 @@ func compareObject(doc, node map[string]any, t reflect.Type, path string, worker
 		}
 		switch {
 		case f.omitempty && required[f.name]:
-			report("field %q is omitempty but required in the schema", f.name)
+			report("field %q is omitempty (or omitzero) but required in the schema", f.name)
 		case workerRequires != nil && slices.Contains(workerRequires, f.name) && f.omitempty:
-			report("field %q is required by the worker but omitempty in Go", f.name)
+			report("field %q is required by the worker but omitempty (or omitzero) in Go", f.name)
 		case workerRequires != nil && !f.omitempty && !slices.Contains(workerRequires, f.name):
-			report("field %q is always sent but the worker does not require it: make it omitempty or require it", f.name)
+			report("field %q is always sent but the worker does not require it: make it omitempty/omitzero or require it", f.name)
 		case !f.omitempty && !required[f.name]:
 			report("field %q is always sent but not required in the schema", f.name)
 		}
