@@ -29,7 +29,8 @@ type MetadataRequest struct {
 	ID string `json:"id"`
 }
 
-// ArtifactInfo is the seeds' metadata shape, served on artifact.metadata and over HTTP.
+// ArtifactInfo is the seeds' metadata shape, served on artifact.metadata and over HTTP. Type is the
+// artifact's kind (KindText, KindImage, KindAudio, KindVideo, KindDocument, KindOther).
 type ArtifactInfo struct {
 	ID        string       `json:"id"`
 	Type      string       `json:"type"`
@@ -54,4 +55,7 @@ type Modification struct {
 	AgentID   string    `json:"agentId"`
 	Timestamp time.Time `json:"timestamp"`
 	MessageID string    `json:"messageId,omitempty"`
+	// RequestID is the workspace.file_written request that recorded this write; a redelivered
+	// request is recorded once.
+	RequestID string `json:"requestId,omitempty"`
 }

@@ -1,11 +1,12 @@
 package historyimage
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"time"
@@ -30,7 +31,7 @@ const (
 // CacheConfig configures a Cache.
 type CacheConfig struct {
 	// TTL is how long an image stays cached after its last write (default DefaultTTL, at least
-	// MinTTL). It is the MaxAge of both buckets; see Cache.
+	// MinTTL). It is the MaxAge of the KV bucket; the Object Store bucket gets 1.5 x TTL (see Cache).
 	TTL time.Duration
 	// KVBucket is the JetStream KV bucket holding small images and the index of large ones
 	// (default DefaultKVBucket).
@@ -87,11 +88,15 @@ func (c CacheConfig) Validate() error {
 // beyond) is stored as the object "history_image_{md5}" in ObjectBucket, and its KV entry is the index
 // {"mime_type","size","object"}. size counts base64 characters. Names come from the hash only.
 //
-// Expiry is the buckets' MaxAge (not per-key TTL): an entry, and each message of an object, expires
-// TTL after it was last written. Writing the same image again (Put is called on every turn that still
-// carries it) restarts its clock; an image is dropped TTL after the last turn that carried it. The
-// object is written before its index, so the index outlives the object by a moment; Get reports such
-// an index, and an object whose chunks have begun to expire, as ErrNotFound.
+// Expiry is the buckets' MaxAge, not per-key TTL. A KV entry expires TTL after it was last written,
+// and Put writes it every time (Preprocess calls Put on every turn that still carries the image), so
+// a rewrite restarts the clock: an image stays available until TTL after the last turn that carried
+// it, and not longer, since Get starts from the KV entry. Objects are the exception to "rewrite
+// every time": an object is rewritten only when it is older than TTL/2 (uploading up to 27 MB of
+// base64 per image per turn would be wasteful, and a rewrite purges the chunks a concurrent Get may be
+// reading), and the Object Store bucket keeps objects 1.5 x TTL, so an object always outlives the
+// index pointing at it. Get still reports an index whose object is gone, or an object whose chunks
+// have begun to expire, as ErrNotFound, without waiting.
 //
 // Two replicas may create the buckets and write the same image at once: bucket creation is
 // CreateOrUpdate (the last config wins), writes of the same hash store the same bytes, and an
@@ -103,7 +108,7 @@ type Cache struct {
 	cfg     CacheConfig
 	kv      jetstream.KeyValue
 	obs     jetstream.ObjectStore
-	objects jetstream.Stream // the stream behind obs, to count an object's chunks
+	objects jetstream.Stream // the stream behind obs, to read an object's chunks
 }
 
 var _ Putter = (*Cache)(nil)
@@ -140,7 +145,7 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 		return js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 			Bucket:      cfg.ObjectBucket,
 			Description: "history images too large for a KV value (artifact worker)",
-			TTL:         cfg.TTL,
+			TTL:         objectTTL(cfg.TTL),
 		})
 	})
 	if err != nil {
@@ -153,6 +158,10 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 	}
 	return &Cache{cfg: cfg, kv: kv, obs: obs, objects: objects}, nil
 }
+
+// objectTTL is the MaxAge of the Object Store bucket: half a TTL more than the index, because an
+// object is rewritten only once it is older than TTL/2 (see Cache.Put).
+func objectTTL(ttl time.Duration) time.Duration { return ttl + ttl/2 }
 
 // retryInUse retries a CreateOrUpdate that lost a creation race to another replica: both saw no
 // stream, the other created it first with a different config; the retry updates it.
@@ -182,7 +191,8 @@ type entry struct {
 // entryOverhead is the smallest JSON of an inline entry besides its data and mime type.
 const entryOverhead = len(`{"mime_type":"","size":0,"data":""}`)
 
-// Put stores img under md5 (any form NormalizeID accepts), restarting its TTL. It is idempotent.
+// Put stores img under md5 (any form NormalizeID accepts), restarting its TTL. It is idempotent:
+// writing the same image again stores the same bytes (an object younger than TTL/2 is kept as is).
 // Errors: ErrInvalidImageID; an error for an image without data; JetStream errors (transient,
 // wrapped).
 func (c *Cache) Put(ctx context.Context, md5 string, img Image) error {
@@ -209,9 +219,11 @@ func (c *Cache) Put(ctx context.Context, md5 string, img Image) error {
 		}
 		e.Data = ""
 	}
-	meta := jetstream.ObjectMeta{Name: key, Headers: map[string][]string{"Content-Type": {img.MimeType}}}
-	if _, err := c.obs.Put(ctx, meta, strings.NewReader(img.Data)); err != nil {
-		return fmt.Errorf("historyimage: put %s: object: %w", id, err)
+	if !c.objectFresh(ctx, key, len(img.Data)) {
+		meta := jetstream.ObjectMeta{Name: key, Headers: map[string][]string{"Content-Type": {img.MimeType}}}
+		if _, err := c.obs.Put(ctx, meta, strings.NewReader(img.Data)); err != nil {
+			return fmt.Errorf("historyimage: put %s: object: %w", id, err)
+		}
 	}
 	e.Object = key
 	value, err := json.Marshal(e)
@@ -222,6 +234,20 @@ func (c *Cache) Put(ctx context.Context, md5 string, img Image) error {
 		return fmt.Errorf("historyimage: put %s: index: %w", id, err)
 	}
 	return nil
+}
+
+// objectFresh reports whether the object name already holds an image of size characters (the name
+// comes from the hash, so it is the same image) written less than TTL/2 ago. Such an object is not
+// rewritten: it outlives the index being written now (the bucket keeps objects 1.5 x TTL), and a
+// rewrite would cost the whole upload and purge the chunks under concurrent readers. Any doubt (an
+// error, another size, an older object) means "rewrite", which is always safe. The age compares the
+// server's timestamp with the local clock; skew matters only when it nears TTL/2.
+func (c *Cache) objectFresh(ctx context.Context, name string, size int) bool {
+	info, err := c.obs.GetInfo(ctx, name)
+	if err != nil || info.Size != uint64(size) {
+		return false
+	}
+	return time.Since(info.ModTime) < c.cfg.TTL/2
 }
 
 // Get returns the image stored under md5 (any form NormalizeID accepts).
@@ -247,46 +273,71 @@ func (c *Cache) Get(ctx context.Context, md5 string) (Image, error) {
 		return Image{Data: e.Data, MimeType: e.MimeType}, nil
 	}
 	data, err := c.getObject(ctx, e.Object)
+	if errors.Is(err, ErrNotFound) {
+		return Image{}, ErrNotFound
+	}
 	if err != nil {
 		return Image{}, fmt.Errorf("historyimage: get %s: %w", id, err)
 	}
 	return Image{Data: data, MimeType: e.MimeType}, nil
 }
 
-// getObject reads an object that may be expiring. Its chunks were written before its meta, so they
-// expire first: if any are gone, the object is reported as ErrNotFound rather than read (a read of an
-// object without chunks would wait for them until ctx ends).
+// errChunkGone means an object's chunks changed under a read: they expired, or a concurrent Put of
+// the same image replaced them.
+var errChunkGone = errors.New("object chunks gone")
+
+// getObject reads the object name. It does not use ObjectStore.Get: that streams the chunks through
+// a push consumer, which waits (until ctx ends) for chunks that expire or are purged by a concurrent
+// rewrite while it reads, and both happen in normal operation. Instead it fetches the chunks one by
+// one with direct gets on the bucket's stream (layout per ADR-20: chunks on $O.<bucket>.C.<nuid>,
+// written before the object's meta), checks count, size and SHA-256 digest, and on a gap looks
+// at the meta again: a rewrite shows a new object to read, an expiry shows none (ErrNotFound) or the
+// same incomplete one (ErrNotFound after a few looks).
 func (c *Cache) getObject(ctx context.Context, name string) (string, error) {
-	info, err := c.obs.GetInfo(ctx, name)
-	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return "", ErrNotFound
+	for range 5 {
+		info, err := c.obs.GetInfo(ctx, name)
+		if errors.Is(err, jetstream.ErrObjectNotFound) {
+			return "", ErrNotFound
+		}
+		if err != nil {
+			return "", fmt.Errorf("object info: %w", err)
+		}
+		data, err := c.readChunks(ctx, info)
+		if errors.Is(err, errChunkGone) {
+			continue
+		}
+		return data, err
 	}
+	return "", ErrNotFound
+}
+
+func (c *Cache) readChunks(ctx context.Context, info *jetstream.ObjectInfo) (string, error) {
+	want, err := jetstream.DecodeObjectDigest(info.Digest)
 	if err != nil {
-		return "", fmt.Errorf("object info: %w", err)
+		return "", fmt.Errorf("object digest: %w", err)
 	}
-	chunks := fmt.Sprintf("$O.%s.C.%s", c.cfg.ObjectBucket, info.NUID)
-	si, err := c.objects.Info(ctx, jetstream.WithSubjectFilter(chunks))
-	if err != nil {
-		return "", fmt.Errorf("object chunks: %w", err)
-	}
-	if si.State.Subjects[chunks] < uint64(info.Chunks) {
-		return "", ErrNotFound
-	}
-	r, err := c.obs.Get(ctx, name)
-	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return "", ErrNotFound
-	}
-	if err != nil {
-		return "", fmt.Errorf("object: %w", err)
-	}
-	defer r.Close()
+	subject := fmt.Sprintf("$O.%s.C.%s", c.cfg.ObjectBucket, info.NUID)
 	var sb strings.Builder
 	sb.Grow(int(info.Size))
-	if _, err := io.Copy(&sb, r); err != nil {
-		if errors.Is(err, jetstream.ErrDigestMismatch) {
-			return "", ErrNotFound // chunks expired while reading
+	h := sha256.New()
+	seq := uint64(1)
+	for range info.Chunks {
+		m, err := c.objects.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return "", errChunkGone
 		}
-		return "", fmt.Errorf("object: %w", err)
+		if err != nil {
+			return "", fmt.Errorf("object chunk: %w", err)
+		}
+		if uint64(sb.Len())+uint64(len(m.Data)) > info.Size {
+			return "", errChunkGone
+		}
+		sb.Write(m.Data)
+		h.Write(m.Data)
+		seq = m.Sequence + 1
+	}
+	if uint64(sb.Len()) != info.Size || !bytes.Equal(h.Sum(nil), want) {
+		return "", errChunkGone // an expired first chunk shifts the read: too short or wrong digest
 	}
 	return sb.String(), nil
 }

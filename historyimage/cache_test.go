@@ -249,6 +249,78 @@ func TestCacheIndexWithoutObject(t *testing.T) {
 	}
 }
 
+// Every turn writes the images of older turns again. With a 1s TTL, turns every 50ms for 2.5s keep
+// an image alive well past its TTL (a rewrite restarts the clock; objects are re-uploaded once older
+// than TTL/2), Gets running at the same time always see it (also while an object's chunks are
+// replaced), and once the turns stop it expires, no sooner than TTL after the last write.
+func TestCacheRewritesKeepImagesAlive(t *testing.T) {
+	const ttl = time.Second
+	cache := newCache(t, startJetStream(t), historyimage.CacheConfig{TTL: ttl})
+	tests := []struct {
+		name string
+		size int
+	}{
+		{"inline", 4 << 10},
+		{"object", 2 << 20},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := fakePNG(uint64(600+i), 10, 10, tt.size)
+			md5 := md5hex(data)
+			img := historyimage.Image{Data: data, MimeType: "image/png"}
+			if err := cache.Put(t.Context(), md5, img); err != nil {
+				t.Fatalf("Put: %v", err)
+			}
+			type result struct {
+				lastPut time.Time
+				err     error
+			}
+			done := make(chan result, 1)
+			go func() {
+				var r result
+				for end := time.Now().Add(5 * ttl / 2); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+					if r.err = cache.Put(t.Context(), md5, img); r.err != nil {
+						break
+					}
+					r.lastPut = time.Now()
+				}
+				done <- r
+			}()
+			var last result
+			gets := 0
+			for writing := true; writing; gets++ {
+				select {
+				case last = <-done:
+					writing = false
+				default:
+				}
+				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+				got, err := cache.Get(ctx, md5)
+				cancel()
+				if err != nil || got.Data != data {
+					t.Fatalf("Get %d while turns rewrite the image = %d chars, %v; want the image", gets, len(got.Data), err)
+				}
+			}
+			if last.err != nil {
+				t.Fatalf("rewrite: %v", last.err)
+			}
+			var err error
+			waitFor(t, 20*ttl, "the image to expire after the last write", func() bool {
+				_, err = cache.Get(t.Context(), md5)
+				return err != nil
+			})
+			if !errors.Is(err, historyimage.ErrNotFound) {
+				t.Fatalf("Get after expiry error = %v, want ErrNotFound", err)
+			}
+			if age := time.Since(last.lastPut); age < ttl {
+				t.Errorf("expired %v after the last write, before its TTL of %v", age, ttl)
+			}
+			t.Logf("%d reads while rewriting", gets)
+		})
+	}
+}
+
 // Two replicas starting at once both get a working cache, also when their configs differ.
 func TestNewCacheConcurrent(t *testing.T) {
 	js := startJetStream(t)

@@ -23,11 +23,13 @@ import (
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/telemetry"
+	"github.com/agentworks/artifact-worker/workspace"
 )
 
 // Store is what the worker needs of its object store.
 type Store interface {
 	handlers.Blobs
+	handlers.ArtifactBlobs
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string, meta map[string]string) (objectstore.Info, error)
 	Ping(ctx context.Context) error
 }
@@ -106,9 +108,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	if err != nil {
 		return nil, err
 	}
-	getArtifact := &handlers.GetArtifact{Blobs: s.store, Capabilities: s.capabilities(), MaxSize: cfg.MaxArtifactSize}
+	files, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("workspace metadata: %w", err)
+	}
+	artifacts := &handlers.Artifacts{Blobs: s.store, Files: files}
+	getArtifact := &handlers.GetArtifact{Blobs: s.store, Capabilities: s.capabilities(), Files: files, MaxSize: cfg.MaxArtifactSize}
+	fileWritten := &handlers.FileWritten{Blobs: s.store, Files: files, MaxSize: cfg.MaxArtifactSize}
+	metadata := &handlers.Metadata{Artifacts: artifacts}
 	routes := map[string]messaging.Handler{
 		contracts.SubjectGetArtifact: getArtifact.Handle,
+		contracts.SubjectFileWritten: fileWritten.Handle,
+		contracts.SubjectMetadata:    metadata.Handle,
 	}
 	s.pipeline, err = messaging.New(messaging.Config{
 		Topology:     topo,
@@ -136,6 +147,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return nil
 		}},
 	})
+	api.HandleArtifacts(artifacts, handlers.MapError, cfg.HTTPToken)
 	if s.listener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return nil, fmt.Errorf("HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}

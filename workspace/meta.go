@@ -182,7 +182,8 @@ func checkFile(workspaceID, relPath string) (string, error) {
 // later); the context's error; otherwise a JetStream error (transient: unavailable or timed out)
 // or a stored record that cannot be decoded (permanent).
 //
-// A redelivered event is recorded again: modifications carry no idempotency key.
+// A write whose mod.RequestID is already among the ModifiedBy entries is not recorded again (a
+// redelivered event); the current metadata is returned.
 func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mimeType string, mod contracts.Modification) (FileMeta, error) {
 	p, err := checkFile(workspaceID, cleanPath)
 	if err != nil {
@@ -221,6 +222,9 @@ func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mim
 				return FileMeta{}, fmt.Errorf("workspace: stored metadata of %s is corrupt: %w", key, err)
 			}
 			rec.WorkspaceID, rec.Path = workspaceID, p
+			if recorded(rec.FileMeta, mod.RequestID) {
+				return rec.FileMeta, nil
+			}
 			rec.FileMeta = apply(rec.FileMeta, mimeType, mod, s.cfg.MaxModifiedBy)
 			data, err := json.Marshal(rec)
 			if err != nil {
@@ -275,6 +279,20 @@ func apply(m FileMeta, mimeType string, mod contracts.Modification, maxModifiedB
 		m.ModifiedBy = slices.Delete(m.ModifiedBy, 0, n)
 	}
 	return m
+}
+
+// recorded reports whether the write of request requestID is already in m (a redelivered
+// workspace.file_written event).
+func recorded(m FileMeta, requestID string) bool {
+	if requestID == "" {
+		return false
+	}
+	for _, mod := range m.ModifiedBy {
+		if mod.RequestID == requestID {
+			return true
+		}
+	}
+	return false
 }
 
 // Get returns the metadata of a file; ErrNotFound when no write was recorded. workspaceID and

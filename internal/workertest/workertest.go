@@ -54,7 +54,18 @@ type Worker struct {
 // worker gets its own bucket. mutate adjusts the configuration.
 func Start(t testing.TB, minio *miniotest.Server, mutate ...func(*service.Config)) *Worker {
 	t.Helper()
-	ns := natstest.Start(t)
+	return start(t, minio, natstest.Start(t), "t-"+RandomHex(6), mutate)
+}
+
+// StartReplica runs a second worker on the same nats-server and bucket as first, as another
+// replica of the same deployment would.
+func StartReplica(t testing.TB, minio *miniotest.Server, first *Worker, mutate ...func(*service.Config)) *Worker {
+	t.Helper()
+	return start(t, minio, first.NATS, first.Config.S3Bucket, mutate)
+}
+
+func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket string, mutate []func(*service.Config)) *Worker {
+	t.Helper()
 	dir := t.TempDir()
 	registry := filepath.Join(dir, "llmservices.json")
 	if err := os.WriteFile(registry, []byte(Registry), 0o644); err != nil {
@@ -65,7 +76,7 @@ func Start(t testing.TB, minio *miniotest.Server, mutate ...func(*service.Config
 		S3Endpoint:      minio.Endpoint,
 		S3AccessKey:     minio.AccessKey,
 		S3SecretKey:     minio.SecretKey,
-		S3Bucket:        "t-" + RandomHex(6),
+		S3Bucket:        bucket,
 		DataDir:         dir,
 		HTTPAddr:        "127.0.0.1:0",
 		LLMServicesFile: registry,

@@ -1,0 +1,121 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/workspace"
+)
+
+// WorkspaceBlobs is the storage workspace.file_written needs.
+type WorkspaceBlobs interface {
+	Stat(ctx context.Context, key string) (objectstore.Info, error)
+	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string, meta map[string]string) (objectstore.Info, error)
+}
+
+// FileRecorder records a write of a workspace file with optimistic concurrency.
+type FileRecorder interface {
+	RecordWrite(ctx context.Context, workspaceID, cleanPath, mimeType string, mod contracts.Modification) (workspace.FileMeta, error)
+}
+
+// FileWritten handles workspace.file_written: it stores inline content (when given), records the
+// write in the file's metadata and answers the file's stable artifact ID.
+type FileWritten struct {
+	Blobs WorkspaceBlobs
+	Files FileRecorder
+	// MaxSize bounds inline content.
+	MaxSize int64
+	// Now is the clock of modification timestamps (default time.Now).
+	Now func() time.Time
+}
+
+// Handle implements messaging.Handler.
+func (h *FileWritten) Handle(ctx context.Context, req messaging.Request) (any, error) {
+	var r contracts.FileWrittenRequest
+	if err := decode(req.Body, &r); err != nil {
+		return nil, err
+	}
+	if err := workspace.ValidateWorkspaceID(r.WorkspaceID); err != nil {
+		return nil, invalid("workspace_id", "%v", err)
+	}
+	if r.Path == "" {
+		return nil, invalid("path", "path is required")
+	}
+	clean, err := workspace.CleanPath(r.Path)
+	if err != nil {
+		return nil, withRef(r.Path, err)
+	}
+	if r.MimeType == "" {
+		return nil, &contracts.Error{Code: contracts.CodeMissingMimeType, Message: "mime_type is required", Field: "mime_type"}
+	}
+	id, err := workspace.EncodeID(r.WorkspaceID, clean)
+	if err != nil {
+		return nil, withRef(r.Path, err)
+	}
+	content, err := h.inline(r)
+	if err != nil {
+		return nil, err
+	}
+	key := objectstore.WorkspaceKey(r.WorkspaceID, clean)
+	if content != nil {
+		if _, err := h.Blobs.Put(ctx, key, bytes.NewReader(content), int64(len(content)), r.MimeType, nil); err != nil {
+			return nil, writeFailed(id, err)
+		}
+	} else if _, err := h.Blobs.Stat(ctx, key); err != nil {
+		if errors.Is(err, objectstore.ErrNotFound) {
+			return nil, &contracts.Error{Code: contracts.CodeFileNotFound, Message: fmt.Sprintf("file_not_found: %s is not in workspace %s and the event carries no content", clean, r.WorkspaceID), Ref: id}
+		}
+		return nil, withRef(id, err)
+	}
+	now := time.Now
+	if h.Now != nil {
+		now = h.Now
+	}
+	mod := contracts.Modification{AgentID: r.AgentID, Timestamp: now(), MessageID: r.MessageID, RequestID: r.RequestID}
+	if _, err := h.Files.RecordWrite(ctx, r.WorkspaceID, clean, r.MimeType, mod); err != nil {
+		return nil, withRef(id, err)
+	}
+	return contracts.FileWrittenResult{OK: true, ArtifactID: id, Path: clean}, nil
+}
+
+// inline returns the event's inline content, nil when it carries none.
+func (h *FileWritten) inline(r contracts.FileWrittenRequest) ([]byte, error) {
+	switch {
+	case r.Content != nil && r.ContentBase64 != nil:
+		return nil, invalid("content_base64", "give content or content_base64, not both")
+	case r.Content != nil:
+		if int64(len(*r.Content)) > h.MaxSize {
+			return nil, &contracts.Error{Code: contracts.CodePayloadTooLarge, Message: fmt.Sprintf("content is %d bytes, over the %d-byte limit", len(*r.Content), h.MaxSize), Field: "content"}
+		}
+		return []byte(*r.Content), nil
+	case r.ContentBase64 != nil:
+		if int64(base64.StdEncoding.DecodedLen(len(*r.ContentBase64))) > h.MaxSize+3 {
+			return nil, &contracts.Error{Code: contracts.CodePayloadTooLarge, Message: fmt.Sprintf("content_base64 decodes to over the %d-byte limit", h.MaxSize), Field: "content_base64"}
+		}
+		data, err := base64.StdEncoding.DecodeString(*r.ContentBase64)
+		if err != nil {
+			return nil, invalid("content_base64", "content_base64 is not standard base64: %v", err)
+		}
+		return data, nil
+	}
+	return nil, nil
+}
+
+// writeFailed maps a storage write failure to the seed's codes; transient failures stay transient.
+func writeFailed(id string, err error) error {
+	switch {
+	case isTransient(err):
+		return withRef(id, err)
+	case errors.Is(err, objectstore.ErrPermission):
+		return &contracts.Error{Code: contracts.CodePermissionDenied, Message: "permission_denied: " + err.Error(), Ref: id}
+	}
+	return &contracts.Error{Code: contracts.CodeWriteFailed, Message: "write_failed: " + err.Error(), Ref: id}
+}
