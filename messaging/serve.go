@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +13,9 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
-// serve is the innermost step: resolve the claim check, decode the envelope, run the handler, reply.
-// A permanent handler error is answered here and the message acked; anything else is returned for
-// the middleware to retry or dead-letter.
+// serve is the innermost step: process the message and publish the reply. A permanent handler error
+// is answered here and the message acked; a transient or poison failure is returned for the
+// middleware to retry or dead-letter.
 func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc {
 	return func(m *message.Message) error {
 		ctx := m.Context()
@@ -23,41 +24,104 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		if replyTo != "" && !validReplySubject(replyTo) {
 			return invalidRequest("Reply-To", "header Reply-To %q is not a subject a reply can be published to", replyTo)
 		}
-		body, err := p.deps.Claims.Resolve(ctx, nats.Header{contracts.HeaderClaimCheck: {m.Metadata.Get(contracts.HeaderClaimCheck)}}, m.Payload)
-		if errors.Is(err, claimcheck.ErrExpired) {
-			return &RequestError{Wire: &contracts.Error{Code: contracts.CodeInvalidRequest, Message: err.Error(), Field: contracts.HeaderClaimCheck}}
+		hdr := nats.Header{}
+		if c := m.Metadata.Get(contracts.HeaderClaimCheck); c != "" {
+			hdr.Set(contracts.HeaderClaimCheck, c)
+		}
+		out, err := Process(ctx, Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Handler: h}, Message{
+			Subject: subject, Header: hdr, Data: m.Payload, Delivery: deliveryOf(m).count,
+		})
+		st.bytesIn = out.BytesIn
+		if out.Reply.RequestID != "" {
+			st.requestID = out.Reply.RequestID
 		}
 		if err != nil {
 			return err
 		}
-		st.bytesIn = len(body)
-		var env contracts.Envelope
-		if err := json.Unmarshal(body, &env); err != nil {
-			return invalidRequest("", "request body is not a JSON object: %v", err)
-		}
-		if env.RequestID == "" {
-			return invalidRequest("request_id", "request_id is required")
-		}
-		st.requestID = env.RequestID
-		result, err := h(ctx, Request{Subject: subject, RequestID: env.RequestID, Body: body, Delivery: deliveryOf(m).count})
-		reply := contracts.Reply{RequestID: env.RequestID, OK: err == nil}
-		if err != nil {
-			wire, transient := p.deps.MapError(err)
-			if transient {
-				return err
-			}
-			reply.Error = wire
-			st.outcome, st.code = outcomeErrorReply, wire.Code
-		} else {
-			if reply.Result, err = json.Marshal(result); err != nil {
-				return fmt.Errorf("encode result: %w", err)
-			}
+		if out.Reply.OK {
 			st.outcome = outcomeOK
+		} else {
+			st.outcome, st.code = outcomeErrorReply, out.Reply.Error.Code
 		}
-		n, err := p.reply(ctx, replyTo, reply)
+		n, err := p.reply(ctx, replyTo, out.Reply)
 		st.bytesOut = n
 		return err
 	}
+}
+
+// Message is a request as stored in the stream.
+type Message struct {
+	Subject string
+	Header  nats.Header
+	Data    []byte
+	// Delivery counts deliveries, 1 on the first.
+	Delivery uint64
+}
+
+// Processor runs requests through a handler. Claims resolves claim-checked bodies.
+type Processor struct {
+	Claims   *claimcheck.Store
+	MapError ErrorMapper
+	Handler  Handler
+}
+
+// Outcome is what processing a request produced.
+type Outcome struct {
+	// Reply is the reply the caller gets: on success, or a permanent error, or (with a non-nil
+	// error from Process) the error reply the pipeline sends once it gives up.
+	Reply contracts.Reply
+	// BytesIn is the size of the resolved body.
+	BytesIn int
+}
+
+// Process runs one request through the handler as the pipeline does, without NATS delivery: it
+// resolves the claim check, decodes the envelope, runs the handler and maps its error. A nil error
+// means Reply is final (ok, or a permanent error). A *RequestError (poison) or a transient error is
+// returned as is; Reply then holds the error reply the caller would get when the pipeline gives up.
+// `worker replay` uses it to run stored requests through the current code.
+func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
+	var out Outcome
+	out.Reply.RequestID = m.Header.Get(contracts.HeaderMsgID)
+	fail := func(err error) (Outcome, error) {
+		var re *RequestError
+		if errors.As(err, &re) {
+			out.Reply.Error = re.Wire
+		} else {
+			out.Reply.Error, _ = p.MapError(err)
+		}
+		return out, err
+	}
+	body, err := p.Claims.Resolve(ctx, m.Header, m.Data)
+	if errors.Is(err, claimcheck.ErrExpired) {
+		return fail(&RequestError{Wire: &contracts.Error{Code: contracts.CodeInvalidRequest, Message: err.Error(), Field: contracts.HeaderClaimCheck}})
+	}
+	if err != nil {
+		return fail(err)
+	}
+	out.BytesIn = len(body)
+	var env contracts.Envelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return fail(invalidRequest("", "request body is not a JSON object: %v", err))
+	}
+	if env.RequestID == "" {
+		return fail(invalidRequest("request_id", "request_id is required"))
+	}
+	out.Reply.RequestID = env.RequestID
+	result, err := p.Handler(ctx, Request{Subject: m.Subject, RequestID: env.RequestID, Body: body, Delivery: m.Delivery})
+	if err != nil {
+		wire, transient := p.MapError(err)
+		if transient {
+			out.Reply.Error = wire
+			return out, err
+		}
+		out.Reply.Error = wire
+		return out, nil
+	}
+	if out.Reply.Result, err = json.Marshal(result); err != nil {
+		return fail(fmt.Errorf("encode result: %w", err))
+	}
+	out.Reply.OK = true
+	return out, nil
 }
 
 // transient reports whether err is worth retrying.

@@ -18,6 +18,7 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handlers"
+	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/httpapi"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
@@ -96,44 +97,23 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return nil, fmt.Errorf("LLM_SERVICES_FILE: %w", err)
 		}
 	}
-	topo, err := messaging.EnsureTopology(ctx, js, messaging.Topology{
-		MaxAge:     cfg.StreamMaxAge,
-		AckWait:    cfg.AckWait,
-		MaxDeliver: cfg.MaxDeliver,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("jetstream topology: %w", err)
-	}
-	claims, err := claimcheck.Ensure(ctx, js, cfg.ClaimTTL, s.pubConn.MaxPayload())
+	c, err := Build(ctx, cfg, js, s.store, s.capabilities(), log)
 	if err != nil {
 		return nil, err
 	}
-	files, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{})
-	if err != nil {
-		return nil, fmt.Errorf("workspace metadata: %w", err)
-	}
-	artifacts := &handlers.Artifacts{Blobs: s.store, Files: files}
-	getArtifact := &handlers.GetArtifact{Blobs: s.store, Capabilities: s.capabilities(), Files: files, MaxSize: cfg.MaxArtifactSize}
-	fileWritten := &handlers.FileWritten{Blobs: s.store, Files: files, MaxSize: cfg.MaxArtifactSize}
-	metadata := &handlers.Metadata{Artifacts: artifacts}
-	routes := map[string]messaging.Handler{
-		contracts.SubjectGetArtifact: getArtifact.Handle,
-		contracts.SubjectFileWritten: fileWritten.Handle,
-		contracts.SubjectMetadata:    metadata.Handle,
-	}
 	s.pipeline, err = messaging.New(messaging.Config{
-		Topology:     topo,
+		Topology:     c.Topology,
 		Concurrency:  cfg.Concurrency,
 		DrainTimeout: cfg.DrainTimeout,
 	}, messaging.Deps{
 		SubConn:  s.subConn,
 		PubConn:  s.pubConn,
-		Claims:   claims,
+		Claims:   c.Claims,
 		MapError: handlers.MapError,
 		Logger:   log,
 		Tracer:   s.telemetry.TracerProvider.Tracer("artifact-worker"),
 		Meter:    s.telemetry.MeterProvider.Meter("artifact-worker"),
-	}, routes)
+	}, c.Handlers)
 	if err != nil {
 		return nil, err
 	}
@@ -147,12 +127,65 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return nil
 		}},
 	})
-	api.HandleArtifacts(artifacts, handlers.MapError, cfg.HTTPToken)
+	api.HandleArtifacts(c.Artifacts, handlers.MapError, cfg.HTTPToken)
 	if s.listener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return nil, fmt.Errorf("HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}
 	s.http = &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
+}
+
+// Components are the worker's handlers and what they share, built on a NATS connection and a store.
+type Components struct {
+	Topology  messaging.Topology
+	Claims    *claimcheck.Store
+	Handlers  map[string]messaging.Handler
+	Artifacts *handlers.Artifacts
+}
+
+// Build ensures the JetStream resources (stream, consumers, buckets) and builds every subject's
+// handler. `worker run` serves them; `worker replay` runs stored requests through them.
+func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store, caps handlers.Capabilities, log *slog.Logger) (*Components, error) {
+	cfg.SetDefaults()
+	topo, err := messaging.EnsureTopology(ctx, js, messaging.Topology{
+		MaxAge:     cfg.StreamMaxAge,
+		AckWait:    cfg.AckWait,
+		MaxDeliver: cfg.MaxDeliver,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jetstream topology: %w", err)
+	}
+	maxPayload := js.Conn().MaxPayload()
+	claims, err := claimcheck.Ensure(ctx, js, cfg.ClaimTTL, maxPayload)
+	if err != nil {
+		return nil, err
+	}
+	files, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("workspace metadata: %w", err)
+	}
+	history, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL})
+	if err != nil {
+		return nil, fmt.Errorf("history image cache: %w", err)
+	}
+	artifacts := &handlers.Artifacts{Blobs: store, Files: files}
+	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Files: files, MaxSize: cfg.MaxArtifactSize}
+	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
+	metadata := &handlers.Metadata{Artifacts: artifacts}
+	preprocess := &handlers.Preprocess{Cache: history, Logger: log}
+	historyImage := &handlers.GetHistoryImage{Cache: history}
+	return &Components{
+		Topology:  topo,
+		Claims:    claims,
+		Artifacts: artifacts,
+		Handlers: map[string]messaging.Handler{
+			contracts.SubjectGetArtifact:     getArtifact.Handle,
+			contracts.SubjectFileWritten:     fileWritten.Handle,
+			contracts.SubjectMetadata:        metadata.Handle,
+			contracts.SubjectPreprocess:      preprocess.Handle,
+			contracts.SubjectGetHistoryImage: historyImage.Handle,
+		},
+	}, nil
 }
 
 // capabilities returns the registry to route with: the watched file, or the built-in default.
