@@ -1,0 +1,188 @@
+package service_test
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/service"
+)
+
+func preprocess(t *testing.T, w *workertest.Worker, messages string) (contracts.Reply, contracts.PreprocessResult) {
+	t.Helper()
+	body := fmt.Sprintf(`{"request_id":"pp-%s","messages":%s}`, randomHex(6), messages)
+	rep := w.CallRaw(contracts.SubjectPreprocess, []byte(body))
+	var res contracts.PreprocessResult
+	if rep.OK {
+		if err := json.Unmarshal(rep.Result, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rep, res
+}
+
+func historyImage(t *testing.T, w *workertest.Worker, id, dialect, locale string) (contracts.Reply, contracts.GetHistoryImageResult) {
+	t.Helper()
+	rep := w.Call(contracts.SubjectGetHistoryImage, contracts.GetHistoryImageRequest{RequestID: "hi-" + randomHex(6), ImageMD5: id, Dialect: dialect, Locale: locale})
+	var res contracts.GetHistoryImageResult
+	if rep.OK {
+		if err := json.Unmarshal(rep.Result, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rep, res
+}
+
+func md5hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// The seed's example: a conversation with two image turns. The older one's image is replaced by a
+// placeholder and cached; the last human turn keeps its image; the placeholder resolves to the bytes.
+func TestPreprocessAndGetHistoryImage(t *testing.T) {
+	w := startWorker(t)
+	a := base64.StdEncoding.EncodeToString(testfiles.PNG(300, 300))
+	b := base64.StdEncoding.EncodeToString(testfiles.JPEG(16, 16))
+	conversation := fmt.Sprintf(`[
+  {"role":"system","content":"You are helpful."},
+  {"role":"user","content":[{"type":"text","text":"What is in this chart?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,%s"}}]},
+  {"role":"assistant","content":"A bar chart."},
+  {"role":"user","content":[{"type":"text","text":"And this photo?"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,%s"}}]},
+  {"role":"assistant","content":"A small photo."}
+]`, a, b)
+	rep, res := preprocess(t, w, conversation)
+	if !rep.OK {
+		t.Fatalf("%+v", rep.Error)
+	}
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(res.Messages, &msgs); err != nil || len(msgs) != 5 {
+		t.Fatalf("messages: %v %s", err, res.Messages)
+	}
+	placeholder := "[Picture:history_" + md5hex(a) + "]"
+	if strings.Contains(string(msgs[1].Content), a) || !strings.Contains(string(msgs[1].Content), placeholder) ||
+		!strings.Contains(string(msgs[1].Content), "What is in this chart?") {
+		t.Fatalf("older image turn not replaced: %.200s", msgs[1].Content)
+	}
+	if !strings.Contains(string(msgs[3].Content), b) {
+		t.Fatal("the last human turn lost its image")
+	}
+	if res.Stats.ImagesReplaced != 1 || res.Stats.BytesRemoved != int64(len(a)) || res.Stats.TokensSavedEstimate <= 0 {
+		t.Fatalf("stats = %+v", res.Stats)
+	}
+
+	t.Run("placeholder resolves to the same bytes (openai-chat)", func(t *testing.T) {
+		rep, img := historyImage(t, w, "history_"+md5hex(a), "", "")
+		if !rep.OK {
+			t.Fatalf("%+v", rep.Error)
+		}
+		if len(img.Content) != 1 || img.Content[0].Type != "image" || img.Content[0].MimeType != "image/png" || img.Content[0].Base64 != a {
+			t.Fatalf("block = %+v", img.Content)
+		}
+		var tool string
+		if json.Unmarshal(img.Assembly.ToolContent, &tool) != nil || strings.Contains(tool, a[:40]) || len(img.Assembly.FollowUp) != 1 {
+			t.Fatalf("openai-chat assembly: %s", img.Assembly.ToolContent)
+		}
+	})
+	t.Run("anthropic puts the image in the tool_result", func(t *testing.T) {
+		rep, img := historyImage(t, w, md5hex(a), "anthropic", "")
+		if !rep.OK || !strings.Contains(string(img.Assembly.ToolContent), `"type":"image"`) || !strings.Contains(string(img.Assembly.ToolContent), a) {
+			t.Fatalf("anthropic assembly: %+v %.200s", rep.Error, img.Assembly.ToolContent)
+		}
+	})
+	t.Run("errors carry the seed's messages", func(t *testing.T) {
+		cases := []struct{ id, locale, code, msg string }{
+			{"abc", "", contracts.CodeInvalidImageID, "无效的图片标识符"},
+			{"history_zzzzzzzzzz", "en", contracts.CodeInvalidImageID, "Invalid image identifier"},
+			{"0123456789abcdef", "", contracts.CodeImageNotFound, "图片不存在或已过期"},
+			{"0123456789abcdef", "en", contracts.CodeImageNotFound, "The image does not exist or has expired"},
+		}
+		for _, c := range cases {
+			rep, _ := historyImage(t, w, c.id, "", c.locale)
+			if rep.OK || rep.Error.Code != c.code || rep.Error.Message != c.msg {
+				t.Errorf("%s/%s: %+v", c.id, c.locale, rep.Error)
+			}
+		}
+	})
+}
+
+func TestPreprocessEdgeCasesAndBadInput(t *testing.T) {
+	w := startWorker(t)
+	img := base64.StdEncoding.EncodeToString(testfiles.PNG(8, 8))
+	t.Run("no images: unchanged", func(t *testing.T) {
+		in := `[["system","hi"],["human","hello"],["ai","yo"],["human","again"]]`
+		rep, res := preprocess(t, w, in)
+		if !rep.OK || string(res.Messages) != in || res.Stats.ImagesReplaced != 0 {
+			t.Fatalf("%+v %s", rep.Error, res.Messages)
+		}
+	})
+	t.Run("pairs keep their shape", func(t *testing.T) {
+		in := fmt.Sprintf(`[["human",[{"type":"image","source_type":"base64","data":"%s","mime_type":"image/png"}]],["ai","ok"],["human","next"]]`, img)
+		rep, res := preprocess(t, w, in)
+		if !rep.OK || res.Stats.ImagesReplaced != 1 || !strings.HasPrefix(string(res.Messages), `[["human",`) || strings.Contains(string(res.Messages), img) {
+			t.Fatalf("%+v %s", rep.Error, res.Messages)
+		}
+	})
+	bad := []struct{ name, messages string }{
+		{"not a list", `{"role":"user"}`},
+		{"a message that is neither shape", `[42]`},
+		{"a data URL that is not base64", `[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@not base64@@@"}}]},{"role":"user","content":"x"}]`},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			rep, _ := preprocess(t, w, c.messages)
+			if rep.OK || rep.Error.Code != contracts.CodeInvalidRequest || rep.Error.Field != "messages" || rep.Error.Message == "" {
+				t.Fatalf("%+v", rep.Error)
+			}
+		})
+	}
+}
+
+// A 3 MB image (over NATS' 1 MiB max payload) goes through the claim check in both directions and
+// the Object Store side of the cache.
+func TestHistoryImageLargeRoundTrip(t *testing.T) {
+	w := startWorker(t)
+	big := base64.StdEncoding.EncodeToString(testfiles.NoisyPNG(1000, 1000))
+	if len(big) < 3<<20 {
+		t.Fatalf("fixture is %d base64 bytes, want >= 3 MB", len(big))
+	}
+	conv := fmt.Sprintf(`[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"%s"}}]},{"role":"assistant","content":"ok"},{"role":"user","content":"and now?"}]`, big)
+	rep, res := preprocess(t, w, conv)
+	if !rep.OK || res.Stats.ImagesReplaced != 1 {
+		t.Fatalf("%+v %+v", rep.Error, res.Stats)
+	}
+	if len(res.Messages) > 1000 {
+		t.Fatalf("processed context is still %d bytes", len(res.Messages))
+	}
+	rep, img := historyImage(t, w, md5hex(big), "", "")
+	if !rep.OK || img.Content[0].Base64 != big {
+		t.Fatalf("3 MB image did not round-trip: %+v", rep.Error)
+	}
+}
+
+func TestHistoryImageExpires(t *testing.T) {
+	w := startWorker(t, func(c *service.Config) { c.HistoryTTL = 2 * time.Second })
+	img := base64.StdEncoding.EncodeToString(testfiles.PNG(4, 4))
+	conv := fmt.Sprintf(`[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,%s"}}]],["human","later"]]`, img)
+	if rep, res := preprocess(t, w, conv); !rep.OK || res.Stats.ImagesReplaced != 1 {
+		t.Fatalf("%+v", rep.Error)
+	}
+	if rep, _ := historyImage(t, w, md5hex(img), "", ""); !rep.OK {
+		t.Fatalf("fresh image not found: %+v", rep.Error)
+	}
+	workertest.WaitFor(t, 15*time.Second, "the cached image to expire", func() bool {
+		rep, _ := historyImage(t, w, md5hex(img), "", "")
+		return !rep.OK && rep.Error.Code == contracts.CodeImageNotFound
+	})
+}
