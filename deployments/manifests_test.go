@@ -31,7 +31,6 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/llmservices"
-	"github.com/agentworks/artifact-worker/messaging"
 )
 
 var update = flag.Bool("update", false, "rewrite kubernetes/configmap-llmservices.yaml from config/llmservices.json")
@@ -300,14 +299,28 @@ func TestManifestsParseStrictly(t *testing.T) {
 		t.Fatalf("want 1 Deployment, 2+ ConfigMaps, 1 Secret, 1 PodDisruptionBudget, 1 ScaledObject; have %d, %d, %d, %d, %d",
 			len(m.deployments), len(m.configMaps), len(m.secrets), len(m.pdbs), len(m.scaledObjects))
 	}
-	for key := range m.files {
-		if k, _, _ := strings.Cut(key, "/"); k != "Kustomization" && strings.Contains(key, "namespace") {
-			t.Errorf("%s: manifests are namespace-less", key)
-		}
+	namespaced := map[string]string{}
+	for _, o := range m.deployments {
+		namespaced["Deployment/"+o.Name] = o.Namespace
 	}
-	for _, d := range m.deployments {
-		if d.Namespace != "" {
-			t.Errorf("Deployment %s sets a namespace; apply with -n instead", d.Name)
+	for _, o := range m.configMaps {
+		namespaced["ConfigMap/"+o.Name] = o.Namespace
+	}
+	for _, o := range m.secrets {
+		namespaced["Secret/"+o.Name] = o.Namespace
+	}
+	for _, o := range m.services {
+		namespaced["Service/"+o.Name] = o.Namespace
+	}
+	for _, o := range m.pdbs {
+		namespaced["PodDisruptionBudget/"+o.Name] = o.Namespace
+	}
+	for _, o := range m.scaledObjects {
+		namespaced["ScaledObject/"+o.Name] = o.Namespace
+	}
+	for key, ns := range namespaced {
+		if ns != "" {
+			t.Errorf("%s sets namespace %q: the manifests are namespace-less (apply with -n)", key, ns)
 		}
 	}
 }

@@ -12,9 +12,10 @@
 // NormalizeID and Cache.Get serve. The reply keeps the shape the context came in; every byte that is
 // not a replaced image part is kept as it was.
 //
-// Cache is the Putter used in production: a JetStream KV bucket with the buckets' MaxAge as TTL (two
-// hours by default, restarted by every rewrite), with images too large for a KV value in an Object
-// Store bucket indexed by the KV entry. Keys are "history_image_{md5}".
+// Cache is the Putter used in production: a JetStream KV bucket whose MaxAge is the TTL (two hours
+// by default; every Put rewrites the entry and so restarts the clock), with images too large for a
+// KV value in an Object Store bucket indexed by the KV entry. Keys are "history_image_{md5}". See
+// Cache for the expiry rules of large images.
 //
 // # Errors
 //

@@ -54,7 +54,7 @@ type Putter interface {
 // one buffer of exactly the right size. Besides that buffer, each distinct image that is cached is
 // copied once, for the duration of its Put, into the string Image.Data.
 //
-// logger may be nil. Preprocess is safe for concurrent use if cache is.
+// cache must not be nil; logger may be nil. Preprocess is safe for concurrent use if cache is.
 func Preprocess(ctx context.Context, messages json.RawMessage, cache Putter, logger *slog.Logger) (json.RawMessage, contracts.PreprocessStats, error) {
 	var stats contracts.PreprocessStats
 	if err := ctx.Err(); err != nil {

@@ -1,0 +1,5 @@
+// Package integration runs the worker as production does: the worker binary as separate
+// processes, a nats-server in its own process (this test binary re-executed as an embedded
+// nats-server helper) and a MinIO process. The tests kill, stop and restart those processes under
+// load and count what was sent, answered, lost and duplicated.
+package integration

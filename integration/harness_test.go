@@ -1,0 +1,386 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/miniotest"
+	"github.com/agentworks/artifact-worker/internal/natstest"
+)
+
+const helperEnv = "ARTIFACT_WORKER_NATS_HELPER"
+
+var (
+	minio     *miniotest.Server
+	workerBin string
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(runNATSHelper())
+	}
+	dir, err := os.MkdirTemp("", "integration-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	workerBin = filepath.Join(dir, "worker")
+	build := exec.Command("go", "build", "-o", workerBin, "../cmd/worker")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build worker:", err)
+		os.Exit(1)
+	}
+	srv, stop, err := miniotest.StartMain()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	minio = srv
+	code := m.Run()
+	stop()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runNATSHelper is the nats-server process: an embedded server with JetStream on the port and store
+// directory given in the environment, until SIGTERM.
+func runNATSHelper() int {
+	port, _ := strconv.Atoi(os.Getenv("NATS_HELPER_PORT"))
+	s, err := natstest.NewServer(natstest.Options{Port: port, StoreDir: os.Getenv("NATS_HELPER_STORE")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "nats helper:", err)
+		return 1
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	<-sig
+	s.Shutdown()
+	s.WaitForShutdown()
+	return 0
+}
+
+// natsProc is a nats-server in its own process; Restart keeps its port and store.
+type natsProc struct {
+	t     *testing.T
+	port  int
+	store string
+	cmd   *exec.Cmd
+}
+
+func startNATS(t *testing.T) *natsProc {
+	n := &natsProc{t: t, port: freePort(t), store: t.TempDir()}
+	n.start()
+	t.Cleanup(n.stop)
+	return n
+}
+
+func (n *natsProc) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.port) }
+
+func (n *natsProc) start() {
+	n.t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=1", fmt.Sprintf("NATS_HELPER_PORT=%d", n.port), "NATS_HELPER_STORE="+n.store)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		n.t.Fatal(err)
+	}
+	n.cmd = cmd
+	waitFor(n.t, 20*time.Second, "nats-server helper", func() bool {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", n.port), time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+}
+
+func (n *natsProc) stop() {
+	if n.cmd == nil {
+		return
+	}
+	_ = n.cmd.Process.Signal(syscall.SIGTERM)
+	_ = n.cmd.Wait()
+	n.cmd = nil
+}
+
+// workerProc is one worker replica: the real binary, its own HTTP port and log file.
+type workerProc struct {
+	t    *testing.T
+	name string
+	cmd  *exec.Cmd
+	http string
+	logs string
+	done chan struct{}
+	err  error
+}
+
+type env struct {
+	nats   *natsProc
+	bucket string
+	dir    string
+	extra  []string
+}
+
+func newEnv(t *testing.T, extra ...string) *env {
+	e := &env{nats: startNATS(t), bucket: "it-" + strings.ToLower(randomHex(5)), dir: t.TempDir(), extra: extra}
+	if err := os.WriteFile(filepath.Join(e.dir, "llmservices.json"), []byte(`{"services":[{"id":"text-model","capabilities":{"input":["text"],"output":["text"]}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *env) startWorker(t *testing.T, name string, extra ...string) *workerProc {
+	t.Helper()
+	w := &workerProc{t: t, name: name, http: fmt.Sprintf("127.0.0.1:%d", freePort(t)), logs: filepath.Join(e.dir, name+".log"), done: make(chan struct{})}
+	logFile, err := os.Create(w.logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(workerBin, "run")
+	cmd.Env = append(os.Environ(),
+		"NATS_URL="+e.nats.URL(),
+		"S3_ENDPOINT="+minio.Endpoint, "S3_ACCESS_KEY="+minio.AccessKey, "S3_SECRET_KEY="+minio.SecretKey, "S3_BUCKET="+e.bucket,
+		"DATA_DIR="+filepath.Join(e.dir, name), "HTTP_ADDR="+w.http,
+		"LLM_SERVICES_FILE="+filepath.Join(e.dir, "llmservices.json"),
+		"LOG_FORMAT=json",
+	)
+	cmd.Env = append(append(cmd.Env, e.extra...), extra...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.cmd = cmd
+	go func() {
+		w.err = cmd.Wait()
+		logFile.Close()
+		close(w.done)
+	}()
+	t.Cleanup(func() { w.kill() })
+	waitFor(t, 30*time.Second, name+" ready", func() bool {
+		select {
+		case <-w.done:
+			t.Fatalf("%s exited during start-up: %v\n%s", name, w.err, readFile(w.logs))
+		default:
+		}
+		resp, err := http.Get("http://" + w.http + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	return w
+}
+
+func (w *workerProc) signal(sig syscall.Signal) { _ = w.cmd.Process.Signal(sig) }
+
+func (w *workerProc) kill() {
+	w.signal(syscall.SIGKILL)
+	<-w.done
+}
+
+// wait returns the process's exit code once it exited.
+func (w *workerProc) wait(timeout time.Duration) (int, error) {
+	select {
+	case <-w.done:
+		return w.cmd.ProcessState.ExitCode(), nil
+	case <-time.After(timeout):
+		return -1, fmt.Errorf("%s did not exit within %s", w.name, timeout)
+	}
+}
+
+// handled counts the requests this replica logged with each outcome.
+func (w *workerProc) handled() map[string]int {
+	out := map[string]int{}
+	sc := bufio.NewScanner(strings.NewReader(readFile(w.logs)))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var line struct {
+			Msg     string `json:"msg"`
+			Outcome string `json:"outcome"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "request" {
+			out[line.Outcome]++
+		}
+	}
+	return out
+}
+
+// load publishes requests and counts the replies per request id.
+type load struct {
+	t       *testing.T
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	prefix  string
+	mu      sync.Mutex
+	replies map[string][]contracts.Reply
+	sent    []string
+	start   time.Time
+}
+
+func newLoad(t *testing.T, url string) *load {
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	l := &load{t: t, nc: nc, js: js, prefix: "replies." + randomHex(4), replies: map[string][]contracts.Reply{}, start: time.Now()}
+	if _, err := nc.Subscribe(l.prefix+".>", func(m *nats.Msg) {
+		var rep contracts.Reply
+		if err := json.Unmarshal(m.Data, &rep); err != nil {
+			t.Errorf("undecodable reply: %q", m.Data)
+			return
+		}
+		l.mu.Lock()
+		l.replies[rep.RequestID] = append(l.replies[rep.RequestID], rep)
+		l.mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// send publishes one request to JetStream with its request_id as Nats-Msg-Id.
+func (l *load) send(subject, id string, body any) {
+	l.t.Helper()
+	data, _ := json.Marshal(body)
+	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
+	msg.Header.Set(contracts.HeaderReplyTo, l.prefix+"."+id)
+	msg.Header.Set(contracts.HeaderMsgID, id)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		_, err := l.js.PublishMsg(ctx, msg)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			l.t.Fatalf("publish %s: %v", id, err)
+		}
+		time.Sleep(100 * time.Millisecond) // the server may be restarting
+	}
+	l.mu.Lock()
+	l.sent = append(l.sent, id)
+	l.mu.Unlock()
+}
+
+func (l *load) answered() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, id := range l.sent {
+		if len(l.replies[id]) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// figures reports sent, answered, lost and duplicated, and fails on a lost request.
+type figures struct {
+	Sent, Answered, Lost, Duplicated int
+	Elapsed                          time.Duration
+}
+
+func (l *load) waitAll(timeout time.Duration) figures {
+	l.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for l.answered() < len(l.sent) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := figures{Sent: len(l.sent), Elapsed: time.Since(l.start).Round(time.Millisecond)}
+	for _, id := range l.sent {
+		switch n := len(l.replies[id]); {
+		case n == 0:
+			f.Lost++
+		default:
+			f.Answered++
+			f.Duplicated += n - 1
+		}
+	}
+	return f
+}
+
+func (f figures) String() string {
+	return fmt.Sprintf("sent=%d answered=%d lost=%d duplicated=%d time=%s", f.Sent, f.Answered, f.Lost, f.Duplicated, f.Elapsed)
+}
+
+func (l *load) reply(id string) []contracts.Reply {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]contracts.Reply(nil), l.replies[id]...)
+}
+
+func putObject(t *testing.T, e *env, key, contentType string, data []byte) {
+	t.Helper()
+	// The worker binary is the one tool that writes to the store with the worker's own settings.
+	f := filepath.Join(t.TempDir(), filepath.Base(key))
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimPrefix(key, "artifacts/")
+	cmd := exec.Command(workerBin, "put", f, "--id", id, "--mime", contentType)
+	cmd.Env = append(os.Environ(), "S3_ENDPOINT="+minio.Endpoint, "S3_ACCESS_KEY="+minio.AccessKey, "S3_SECRET_KEY="+minio.SecretKey, "S3_BUCKET="+e.bucket)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("artifact:"+id)) {
+		t.Fatalf("worker put: %v: %s", err, out)
+	}
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func readFile(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

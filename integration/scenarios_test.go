@@ -1,0 +1,211 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+const requests = 1000
+
+func getArtifact(l *load, i int) {
+	id := fmt.Sprintf("%s-%04d", l.prefix[len("replies."):], i)
+	l.send(contracts.SubjectGetArtifact, id, contracts.GetArtifactRequest{RequestID: id, Ref: "artifact:doc", ServiceID: "text-model"})
+}
+
+func seed(t *testing.T, e *env) {
+	putObject(t, e, "artifacts/doc", "text/plain", []byte("integration test artifact"))
+}
+
+// sendAll publishes n get_artifact requests from 8 publishers.
+func sendAll(l *load, n int) {
+	done := make(chan struct{})
+	for p := range 8 {
+		go func() {
+			for i := p; i < n; i += 8 {
+				getArtifact(l, i)
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+}
+
+func checkAllOK(t *testing.T, l *load) {
+	t.Helper()
+	for _, id := range l.sent {
+		for _, r := range l.reply(id) {
+			if !r.OK {
+				t.Fatalf("%s answered with an error: %+v", id, r.Error)
+			}
+		}
+	}
+}
+
+func TestTwoReplicasShareTheWork(t *testing.T) {
+	e := newEnv(t)
+	seed(t, e)
+	a := e.startWorker(t, "replica-a")
+	b := e.startWorker(t, "replica-b")
+	l := newLoad(t, e.nats.URL())
+	sendAll(l, requests)
+	f := l.waitAll(60 * time.Second)
+	t.Logf("FIGURES two replicas: %s; replica-a handled %v, replica-b handled %v", f, a.handled(), b.handled())
+	if f.Lost != 0 || f.Duplicated != 0 || f.Answered != requests {
+		t.Fatalf("every request must be answered exactly once: %s", f)
+	}
+	checkAllOK(t, l)
+	if a.handled()["ok"] == 0 || b.handled()["ok"] == 0 {
+		t.Fatalf("both replicas must do some of the work: a=%v b=%v", a.handled(), b.handled())
+	}
+}
+
+func TestReplicaKilledMidLoadLosesNothing(t *testing.T) {
+	e := newEnv(t, "ACK_WAIT=5s")
+	seed(t, e)
+	a := e.startWorker(t, "victim")
+	b := e.startWorker(t, "survivor")
+	l := newLoad(t, e.nats.URL())
+	go sendAll(l, requests)
+	waitFor(t, 60*time.Second, "a third of the replies", func() bool { return l.answered() >= requests/3 })
+	a.signal(syscall.SIGKILL)
+	code, _ := a.wait(10 * time.Second)
+	waitFor(t, 60*time.Second, "all requests sent", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.sent) == requests })
+	f := l.waitAll(90 * time.Second)
+	t.Logf("FIGURES SIGKILL mid-load: %s; victim exit %d handled %v, survivor handled %v", f, code, a.handled(), b.handled())
+	if f.Lost != 0 || f.Answered != requests {
+		t.Fatalf("requests lost after SIGKILL: %s", f)
+	}
+	checkAllOK(t, l)
+}
+
+func TestSIGTERMUnderLoadDrainsAndExitsZero(t *testing.T) {
+	e := newEnv(t, "ACK_WAIT=10s", "DRAIN_TIMEOUT=10s")
+	seed(t, e)
+	a := e.startWorker(t, "draining")
+	b := e.startWorker(t, "staying")
+	l := newLoad(t, e.nats.URL())
+	go sendAll(l, requests)
+	waitFor(t, 60*time.Second, "a third of the replies", func() bool { return l.answered() >= requests/3 })
+	a.signal(syscall.SIGTERM)
+	code, err := a.wait(30 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "all requests sent", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.sent) == requests })
+	f := l.waitAll(60 * time.Second)
+	t.Logf("FIGURES SIGTERM under load: %s; drained replica exit %d handled %v, other handled %v", f, code, a.handled(), b.handled())
+	if code != 0 {
+		t.Fatalf("SIGTERM exit code %d, want 0\n%s", code, readFile(a.logs))
+	}
+	if f.Lost != 0 || f.Answered != requests {
+		t.Fatalf("requests lost after SIGTERM: %s", f)
+	}
+	checkAllOK(t, l)
+}
+
+// MinIO stopped for 10 s under load: requests are retried and answered once it is back; those that
+// exhaust MAX_DELIVER get an unavailable error and reach the dead-letter stream.
+func TestStorageOutageRetriesThenDeadLetters(t *testing.T) {
+	e := newEnv(t, "MAX_DELIVER=3", "ACK_WAIT=15s")
+	seed(t, e)
+	w := e.startWorker(t, "worker")
+	l := newLoad(t, e.nats.URL())
+	for i := range 100 {
+		getArtifact(l, i)
+	}
+	waitFor(t, 30*time.Second, "the first 100 replies", func() bool { return l.answered() == 100 })
+	if err := minio.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	outage := time.Now()
+	i := 100
+	for time.Since(outage) < 10*time.Second {
+		getArtifact(l, i)
+		i++
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := minio.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	for j := range 100 {
+		getArtifact(l, i+j)
+	}
+	f := l.waitAll(120 * time.Second)
+	var ok, unavailable, other int
+	for _, id := range l.sent[100 : len(l.sent)-100] {
+		for _, r := range l.reply(id) {
+			switch {
+			case r.OK:
+				ok++
+			case r.Error.Code == contracts.CodeUnavailable:
+				unavailable++
+			default:
+				other++
+			}
+		}
+	}
+	dead := countDeadLetters(t, l)
+	t.Logf("FIGURES storage outage 10s: %s; sent during outage=%d answered ok after retries=%d unavailable after MAX_DELIVER=%d dead letters=%d; worker handled %v",
+		f, len(l.sent)-200, ok, unavailable, dead, w.handled())
+	if f.Lost != 0 {
+		t.Fatalf("requests lost during the outage: %s", f)
+	}
+	if ok == 0 || unavailable == 0 || other != 0 {
+		t.Fatalf("want some requests retried to success and some exhausted: ok=%d unavailable=%d other=%d", ok, unavailable, other)
+	}
+	if dead != unavailable {
+		t.Fatalf("dead letters %d, want one per exhausted request (%d)", dead, unavailable)
+	}
+	for _, id := range append(l.sent[:100:100], l.sent[len(l.sent)-100:]...) {
+		if r := l.reply(id); len(r) == 0 || !r[0].OK {
+			t.Fatalf("request %s outside the outage failed: %+v", id, r)
+		}
+	}
+}
+
+func countDeadLetters(t *testing.T, l *load) int {
+	ctx := context.Background()
+	s, err := l.js.Stream(ctx, "WORKER_DEADLETTER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(contracts.DeadLetterPrefix+contracts.SubjectGetArtifact))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(info.State.Msgs)
+}
+
+func TestNATSRestartWorkerReconnects(t *testing.T) {
+	e := newEnv(t)
+	seed(t, e)
+	w := e.startWorker(t, "worker")
+	l := newLoad(t, e.nats.URL())
+	for i := range 200 {
+		getArtifact(l, i)
+	}
+	if f := l.waitAll(30 * time.Second); f.Lost != 0 {
+		t.Fatalf("before restart: %s", f)
+	}
+	e.nats.stop()
+	time.Sleep(2 * time.Second)
+	e.nats.start()
+	for i := 200; i < 400; i++ {
+		getArtifact(l, i)
+	}
+	f := l.waitAll(60 * time.Second)
+	t.Logf("FIGURES NATS restart: %s; worker handled %v", f, w.handled())
+	if f.Lost != 0 {
+		t.Fatalf("requests lost after a NATS restart: %s\n%s", f, readFile(w.logs))
+	}
+	checkAllOK(t, l)
+}
