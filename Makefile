@@ -4,7 +4,7 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test unit integration bench lint tools clean
+.PHONY: all build run test unit integration deploy-check bench lint tools clean
 
 all: lint test
 
@@ -22,13 +22,19 @@ tools:
 ## test: every test, against a real embedded nats-server and a real MinIO process
 test: tools
 	$(GO) vet ./...
-	$(GO) test -race -timeout 30m ./...
+	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v /integration)
+	$(MAKE) integration
+	$(MAKE) deploy-check
 
 ## integration: the multi-process suite only (also part of `make test`)
 integration: tools
 	$(GO) test -timeout 30m -count=1 -v ./integration/...
 
 ## bench: benchmarks; results and the command go to BENCHMARKS.md
+## deploy-check: deployment files parse strictly and line up with the code (nested module deployments/)
+deploy-check:
+	cd deployments && $(GO) vet ./... && $(GO) test -count=1 ./...
+
 bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./routing/... ./historyimage/...
 

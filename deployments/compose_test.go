@@ -150,7 +150,7 @@ func TestDockerfile(t *testing.T) {
 		regexp.MustCompile(`(?m)^FROM golang:1\.26\S* AS build$`),
 		regexp.MustCompile(`CGO_ENABLED=0`),
 		regexp.MustCompile(`go build -trimpath -ldflags "-s -w" -o /out/worker \./cmd/worker`),
-		regexp.MustCompile(`(?m)^FROM gcr\.io/distroless/static-debian12:nonroot$`),
+		regexp.MustCompile(`(?m)^FROM scratch$`),
 		regexp.MustCompile(`(?m)^COPY config/llmservices\.json `),
 		regexp.MustCompile(`(?m)^USER 65532(:65532)?$`),
 		regexp.MustCompile(`(?m)^ENTRYPOINT \["/worker", ?"run"\]$`),

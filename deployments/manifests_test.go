@@ -701,7 +701,7 @@ func TestPodSpecLinesUp(t *testing.T) {
 		case !nonRoot:
 			t.Error("runAsNonRoot is not true")
 		case uid == nil || *uid != 65532:
-			t.Error("runAsUser is not 65532 (distroless nonroot)")
+			t.Error("runAsUser is not 65532 (the image's nonroot user)")
 		case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
 			t.Error("readOnlyRootFilesystem is not true")
 		case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:

@@ -230,6 +230,22 @@ func (w *workerProc) handled() map[string]int {
 	return out
 }
 
+// retried returns the request ids this replica logged a failed delivery for (outcome retry).
+func (w *workerProc) retried() map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(readFile(w.logs), "\n") {
+		var l struct {
+			Msg       string `json:"msg"`
+			Outcome   string `json:"outcome"`
+			RequestID string `json:"request_id"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "request" && l.Outcome == "retry" {
+			out[l.RequestID] = true
+		}
+	}
+	return out
+}
+
 // load publishes requests and counts the replies per request id.
 type load struct {
 	t       *testing.T
