@@ -16,9 +16,9 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	if replyTo == "" {
 		return 0, nil
 	}
-	body, err := json.Marshal(env)
+	body, err := encodeReply(env)
 	if err != nil {
-		return 0, fmt.Errorf("encode reply: %w", err)
+		return 0, err
 	}
 	hdr := nats.Header{}
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
@@ -30,6 +30,29 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 		return 0, fmt.Errorf("publish reply to %s: %w", replyTo, err)
 	}
 	return len(body), nil
+}
+
+// encodeReply writes the envelope around the already-encoded result. json.Marshal would validate
+// and compact the result again (a full pass over every byte of base64 it carries), so the envelope
+// is written by hand; the result itself came from json.Marshal and is valid, compact JSON.
+func encodeReply(env contracts.Reply) ([]byte, error) {
+	if !env.OK || len(env.Result) == 0 {
+		body, err := json.Marshal(env)
+		if err != nil {
+			return nil, fmt.Errorf("encode reply: %w", err)
+		}
+		return body, nil
+	}
+	id, err := json.Marshal(env.RequestID)
+	if err != nil {
+		return nil, fmt.Errorf("encode reply: %w", err)
+	}
+	body := make([]byte, 0, len(env.Result)+len(id)+40)
+	body = append(body, `{"request_id":`...)
+	body = append(body, id...)
+	body = append(body, `,"ok":true,"result":`...)
+	body = append(body, env.Result...)
+	return append(body, '}'), nil
 }
 
 // validReplySubject reports whether s can be published to: non-empty tokens, no wildcards or spaces.
