@@ -55,7 +55,7 @@ type claim struct {
 // text/plain are an image, ELF bytes declared image/png are an unknown-to-providers binary, valid
 // UTF-8 declared application/octet-stream is text. A claimed format that the content should show
 // (mimetype knows its signature) but does not is not believed: the artifact is unknown binary.
-// An empty file is empty text. SVG is text (XML), since no model API accepts it as an image.
+// An empty file (a non-nil, empty Head and no Size) is empty text. SVG is text (XML), since no model API accepts it as an image.
 //
 // Detect is pure, safe for concurrent use, and never panics: a failure of the content sniffer is
 // reported as unknown binary.
@@ -78,10 +78,10 @@ func detect(in DetectInput) Detection {
 	}
 
 	if len(in.Head) == 0 {
-		if in.Size <= 0 {
+		if in.Head != nil && in.Size <= 0 {
 			return emptyText(claims)
 		}
-		return fromClaims(claims)
+		return fromClaims(claims) // not downloaded: only the metadata can tell
 	}
 
 	truncated := int64(len(in.Head)) < in.Size

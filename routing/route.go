@@ -56,6 +56,8 @@ func Route(in Input) contracts.ContentRouteResult {
 		size = max(size, int64(len(content)))
 	} else if content != nil {
 		size = int64(len(content))
+	} else if size == 0 {
+		content = []byte{} // an empty file, whichever way the caller spelled it
 	}
 	filename := displayFilename(in)
 	det := Detect(DetectInput{Filename: detectFilename(in), DeclaredMIME: in.DeclaredMIME, Head: content, Size: size})

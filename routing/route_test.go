@@ -228,6 +228,17 @@ func TestRouteTooLargeAndMissingContent(t *testing.T) {
 	}
 }
 
+func TestRouteEmptyFileIsEmptyText(t *testing.T) {
+	for name, content := range map[string][]byte{"nil": nil, "empty": {}} {
+		t.Run(name, func(t *testing.T) {
+			r := routing.Route(routing.Input{ID: "e", Filename: "a.png", DeclaredMIME: "image/png", Content: content, Capabilities: allCaps})
+			if r.ContentType != contracts.ContentText || r.Routing != contracts.RouteText || r.Content != "" || r.ImageURL != nil {
+				t.Errorf("empty file routed as %s/%s %q", r.ContentType, r.Routing, r.Content)
+			}
+		})
+	}
+}
+
 func TestRouteFilenameFallbacks(t *testing.T) {
 	tests := []struct {
 		name string
