@@ -22,6 +22,11 @@ import (
 // ErrNoReply means no reply arrived before the context ended.
 var ErrNoReply = errors.New("client: no reply before the deadline")
 
+// ErrDuplicate means JetStream already holds a request with this request_id (it de-duplicates
+// Nats-Msg-Id within the stream's window, 2 minutes): the request was not stored again and its
+// reply went to the first sender. Send a new request_id to ask again.
+var ErrDuplicate = errors.New("client: duplicate request_id")
+
 // Client sends requests to the worker.
 type Client struct {
 	nc     *nats.Conn
@@ -66,8 +71,12 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.js.PublishMsg(ctx, msg); err != nil {
+	ack, err := c.js.PublishMsg(ctx, msg)
+	if err != nil {
 		return nil, fmt.Errorf("client: publish %s: %w", subject, err)
+	}
+	if ack.Duplicate {
+		return nil, fmt.Errorf("%w: %q was already sent within the de-duplication window; use a new request_id", ErrDuplicate, env.RequestID)
 	}
 	reply, err := sub.NextMsgWithContext(ctx)
 	if err != nil {
