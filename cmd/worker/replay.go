@@ -143,7 +143,9 @@ func replayMain(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	var f replayFlags
 	f.register(fs)
-	cfg, rest, err := loadConfig(fs, flagsFirst(args), getenv)
+	// No positional arguments: the flags are parsed as given (flagsFirst would take the word after a
+	// boolean flag such as --results for its value).
+	cfg, rest, err := loadConfig(fs, args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -165,14 +167,16 @@ func replayMain(ctx context.Context, args []string, getenv func(string) string, 
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = fmt.Errorf("write stdout: %w", ferr)
 	}
-	fmt.Fprintf(stderr, "worker replay: %s", sum)
-	if opts.Results {
-		fmt.Fprintf(stderr, "; %d changed, %d without an earlier result", sum.Changed, sum.New)
+	if err == nil || sum.LastSeq > 0 {
+		fmt.Fprintf(stderr, "worker replay: %s", sum)
+		if opts.Results {
+			fmt.Fprintf(stderr, "; %d changed, %d without an earlier result", sum.Changed, sum.New)
+		}
+		if sum.LastSeq > 0 {
+			fmt.Fprintf(stderr, "; last seq %d", sum.LastSeq)
+		}
+		fmt.Fprintln(stderr)
 	}
-	if sum.LastSeq > 0 {
-		fmt.Fprintf(stderr, "; last seq %d", sum.LastSeq)
-	}
-	fmt.Fprintln(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "worker replay: %v\n", err)
 		if errors.Is(err, replay.ErrInvalidOptions) || errors.Is(err, replay.ErrUnknownSubject) {
