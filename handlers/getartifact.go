@@ -97,7 +97,7 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 		}
 	}
 	res := routing.Route(in)
-	return contracts.GetArtifactResult{ContentRouteResult: res, Assembly: routing.Assemble(res, dia)}, nil
+	return encodeResult(res, routing.Assemble(res, dia))
 }
 
 // capabilities is the explicit list when the request has one, else the registry's entry.

@@ -58,6 +58,11 @@ type Message struct {
 	Delivery uint64
 }
 
+// Encoded is a handler result that is already valid, compact JSON; Process puts it into the reply as
+// it is. Handlers whose results carry megabytes of base64 use it to skip encoding/json's second pass
+// over every byte (it validates and compacts embedded json.RawMessage values).
+type Encoded []byte
+
 // Processor runs requests through a handler. Claims resolves claim-checked bodies.
 type Processor struct {
 	Claims   *claimcheck.Store
@@ -117,7 +122,9 @@ func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
 		out.Reply.Error = wire
 		return out, nil
 	}
-	if out.Reply.Result, err = json.Marshal(result); err != nil {
+	if enc, ok := result.(Encoded); ok {
+		out.Reply.Result = json.RawMessage(enc)
+	} else if out.Reply.Result, err = json.Marshal(result); err != nil {
 		return fail(fmt.Errorf("encode result: %w", err))
 	}
 	out.Reply.OK = true

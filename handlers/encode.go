@@ -1,0 +1,54 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/messaging"
+)
+
+// encodeResult writes a contracts.GetArtifactResult as JSON. json.Marshal of the struct would pass
+// over the assembly's parts twice (encoding/json validates and compacts embedded raw JSON), and those
+// parts carry the artifact's base64; here the route result is encoded once and the assembly's parts,
+// already compact JSON from routing, are copied in.
+func encodeResult(r contracts.ContentRouteResult, a contracts.Assembly) (messaging.Encoded, error) {
+	head, err := json.Marshal(r)
+	if err != nil || len(head) < 2 || head[len(head)-1] != '}' {
+		return nil, fmt.Errorf("encode result: %v", err)
+	}
+	dialect, _ := json.Marshal(a.Dialect)
+	size := len(head) + len(a.ToolContent) + 64
+	for _, m := range a.FollowUp {
+		size += len(m.Content) + len(m.Role) + 32
+	}
+	b := make([]byte, 0, size)
+	b = append(b, head[:len(head)-1]...)
+	b = append(b, `,"assembly":{"dialect":`...)
+	b = append(b, dialect...)
+	b = append(b, `,"toolContent":`...)
+	b = appendRaw(b, a.ToolContent)
+	if len(a.FollowUp) > 0 {
+		b = append(b, `,"followUp":[`...)
+		for i, m := range a.FollowUp {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			role, _ := json.Marshal(m.Role)
+			b = append(b, `{"role":`...)
+			b = append(b, role...)
+			b = append(b, `,"content":`...)
+			b = appendRaw(b, m.Content)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}}"...), nil
+}
+
+func appendRaw(b []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}

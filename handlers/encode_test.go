@@ -1,0 +1,41 @@
+package handlers
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/routing"
+)
+
+// encodeResult must produce the same JSON document as json.Marshal of the result type.
+func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
+	inputs := []routing.Input{
+		{ID: "img", Filename: "a <b>.png", DeclaredMIME: "image/png", Content: testfiles.PNG(8, 8), Capabilities: routing.NewCapabilities("vision"), CreatedAt: time.Unix(1700000000, 0).UTC()},
+		{ID: "pdf", Filename: "r.pdf", DeclaredMIME: "application/pdf", Content: testfiles.PDF(), Capabilities: routing.NewCapabilities("file")},
+		{ID: "txt", Filename: "t.txt", DeclaredMIME: "text/plain", Content: []byte("héllo \"quoted\" <tag> & \u2028")},
+		{ID: "zip", Filename: "z.zip", Content: testfiles.ZIP(), Locale: "en"},
+	}
+	for _, in := range inputs {
+		for _, dialect := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic} {
+			res := routing.Route(in)
+			asm := routing.Assemble(res, dialect)
+			got, err := encodeResult(res, asm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(contracts.GetArtifactResult{ContentRouteResult: res, Assembly: asm})
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s/%s: invalid JSON: %v\n%s", in.ID, dialect, err, got)
+			}
+			_ = json.Unmarshal(want, &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s/%s:\n got %s\nwant %s", in.ID, dialect, got, want)
+			}
+		}
+	}
+}
