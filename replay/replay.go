@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 
@@ -107,14 +108,13 @@ type ProcessorFunc func(subject string) (messaging.Processor, bool)
 // read, a reply cannot be published or stored, out cannot be written, or ctx ends; the Summary
 // then counts the requests replayed so far.
 func Run(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, stream string, proc ProcessorFunc, opts Options, out io.Writer, progress io.Writer) (Summary, error) {
-	var sum Summary
 	opts.setDefaults()
 	if err := opts.Validate(); err != nil {
-		return sum, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		return Summary{}, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
 	for _, s := range opts.Subjects {
 		if _, ok := proc(s); !ok {
-			return sum, fmt.Errorf("%w: %s", ErrUnknownSubject, s)
+			return Summary{}, fmt.Errorf("%w: %s", ErrUnknownSubject, s)
 		}
 	}
 	if nc == nil {
@@ -122,11 +122,11 @@ func Run(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, stream stri
 	}
 	st, err := js.Stream(ctx, stream)
 	if err != nil {
-		return sum, fmt.Errorf("replay: stream %s: %w", stream, err)
+		return Summary{}, fmt.Errorf("replay: stream %s: %w", stream, err)
 	}
 	info, err := st.Info(ctx)
 	if err != nil {
-		return sum, fmt.Errorf("replay: stream %s: %w", stream, err)
+		return Summary{}, fmt.Errorf("replay: stream %s: %w", stream, err)
 	}
 	// The last sequence as of now bounds the replay: it must end even while requests keep coming.
 	bound := info.State.LastSeq
@@ -134,17 +134,24 @@ func Run(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, stream stri
 		bound = opts.EndSeq
 	}
 	if info.State.Msgs == 0 || opts.StartSeq > bound {
-		return sum, nil
+		return Summary{}, nil
 	}
 	r := &runner{opts: opts, proc: proc, nc: nc, enc: json.NewEncoder(out), progress: progress}
 	r.enc.SetEscapeHTML(false)
 	if opts.Results {
 		if r.results, err = ensureResults(ctx, js, opts.ResultsStream, stream); err != nil {
-			return sum, err
+			return Summary{}, err
 		}
 	}
 
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: opts.Subjects, DeliverPolicy: jetstream.DeliverAllPolicy}
+	filter := slices.Clone(opts.Subjects)
+	slices.Sort(filter)
+	cfg := jetstream.OrderedConsumerConfig{
+		FilterSubjects: slices.Compact(filter),
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		// The server removes the ephemeral consumer soon after replay ends.
+		InactiveThreshold: time.Minute,
+	}
 	switch {
 	case opts.StartSeq > 0:
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, opts.StartSeq
@@ -154,20 +161,20 @@ func Run(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, stream stri
 	}
 	cons, err := st.OrderedConsumer(ctx, cfg)
 	if err != nil {
-		return sum, fmt.Errorf("replay: consumer on %s: %w", stream, err)
+		return Summary{}, fmt.Errorf("replay: consumer on %s: %w", stream, err)
 	}
 	// A few messages at a time: requests can be large.
 	msgs, err := cons.Messages(jetstream.PullMaxMessages(16))
 	if err != nil {
-		return sum, fmt.Errorf("replay: consume %s: %w", stream, err)
+		return Summary{}, fmt.Errorf("replay: consume %s: %w", stream, err)
 	}
 	defer msgs.Stop()
 	ci, err := cons.Info(ctx)
 	if err != nil {
-		return sum, fmt.Errorf("replay: consumer on %s: %w", stream, err)
+		return Summary{}, fmt.Errorf("replay: consumer on %s: %w", stream, err)
 	}
 	if ci.NumPending == 0 && ci.Delivered.Consumer == 0 {
-		return sum, nil // nothing selected
+		return Summary{}, nil // nothing selected
 	}
 	r.total = int(ci.NumPending + ci.Delivered.Consumer)
 	if opts.Limit > 0 && opts.Limit < r.total {
@@ -175,7 +182,7 @@ func Run(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, stream stri
 	}
 	r.lastProgress = time.Now()
 
-	for opts.Limit == 0 || sum.Replayed+sum.Skipped < opts.Limit {
+	for opts.Limit == 0 || r.sum.Replayed+r.sum.Skipped < opts.Limit {
 		nextCtx, cancel := context.WithTimeout(ctx, idleWait)
 		msg, err := msgs.Next(jetstream.NextContext(nextCtx))
 		cancel()
