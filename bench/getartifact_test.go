@@ -31,17 +31,7 @@ import (
 
 var minioSrv *miniotest.Server
 
-func TestMain(m *testing.M) {
-	srv, stop, err := miniotest.StartMain()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	minioSrv = srv
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(miniotest.Main(m, &minioSrv)) }
 
 // BenchmarkGetArtifact reports, for each image size and number of requests in flight, the worker's
 // and the baseline's median and p99 latency and throughput, and worker/baseline ratios.

@@ -1,7 +1,6 @@
 package replay_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -10,14 +9,4 @@ import (
 
 var minio *miniotest.Server
 
-func TestMain(m *testing.M) {
-	srv, stop, err := miniotest.StartMain()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	minio = srv
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(miniotest.Main(m, &minio)) }

@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -12,17 +11,7 @@ import (
 
 var minio *miniotest.Server
 
-func TestMain(m *testing.M) {
-	srv, stop, err := miniotest.StartMain()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	minio = srv
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(miniotest.Main(m, &minio)) }
 
 func startWorker(t *testing.T, mutate ...func(*service.Config)) *workertest.Worker {
 	return workertest.Start(t, minio, mutate...)

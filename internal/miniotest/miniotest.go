@@ -401,3 +401,18 @@ func (b *tailBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Main runs a test binary's tests with one MinIO server, stored in *srv for the tests, and returns
+// the exit code for os.Exit. Use it as the whole TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(miniotest.Main(m, &minio)) }
+func Main(m *testing.M, srv **Server) int {
+	s, stop, err := StartMain()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer stop()
+	*srv = s
+	return m.Run()
+}
