@@ -117,6 +117,8 @@ type Pipeline struct {
 	metrics  instruments
 	handlers map[string]Handler
 	bound    atomic.Bool
+	js       jetstream.JetStream
+	advisory *nats.Subscription
 }
 
 // New builds a pipeline serving handlers (by subject). Every subject needs a durable consumer made by
@@ -137,6 +139,9 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 	}
 	p := &Pipeline{cfg: cfg, deps: deps, handlers: handlers}
 	var err error
+	if p.js, err = jetstream.New(deps.PubConn); err != nil {
+		return nil, err
+	}
 	if p.metrics, err = newInstruments(deps.Meter); err != nil {
 		return nil, err
 	}
@@ -209,6 +214,11 @@ func (p *Pipeline) bindConsumer(ctx context.Context, js jetstream.JetStream, sub
 
 // Run consumes until ctx is cancelled or Shutdown is called. It returns once the router stopped.
 func (p *Pipeline) Run(ctx context.Context) error {
+	sub, err := p.watchExhausted()
+	if err != nil {
+		return fmt.Errorf("messaging: subscribe to max-deliveries advisories: %w", err)
+	}
+	p.advisory = sub
 	go func() {
 		select {
 		case <-p.router.Running():
@@ -235,6 +245,9 @@ func (p *Pipeline) Shutdown(ctx context.Context) error {
 	defer cancel()
 	waitErr := p.gate.wait(ctx)
 	closeErr := p.router.Close()
+	if p.advisory != nil {
+		_ = p.advisory.Unsubscribe()
+	}
 	return errors.Join(waitErr, closeErr)
 }
 

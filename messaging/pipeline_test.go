@@ -375,3 +375,27 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A request whose last delivery never completes (the worker hung or died) is still answered and
+// dead-lettered, from JetStream's max-deliveries advisory.
+func TestRequestExhaustedWithoutOutcomeIsAnsweredAndDeadLettered(t *testing.T) {
+	release := make(chan struct{})
+	cfg := messaging.Config{
+		Topology:       messaging.Topology{AckWait: 2 * time.Second, MaxDeliver: 2},
+		HandlerTimeout: 500 * time.Millisecond,
+		DrainTimeout:   time.Second,
+	}
+	r := newRig(t, cfg, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		<-release // a dependency call that ignores its deadline
+		return echo(ctx, req)
+	}})
+	t.Cleanup(func() { close(release) })
+	rep := r.reply(r.send(subj, `{"request_id":"hung"}`, nats.Header{contracts.HeaderMsgID: {"hung"}}))
+	if rep.OK || rep.Error.Code != contracts.CodeUnavailable || rep.RequestID != "hung" || !rep.Error.Retryable {
+		t.Fatalf("reply = %+v %+v", rep, rep.Error)
+	}
+	dl := r.deadLetters(subj, 1)
+	if len(dl) != 1 || dl[0].Headers().Get(contracts.HeaderStreamSequence) != "1" {
+		t.Fatalf("dead letters = %d", len(dl))
+	}
+}

@@ -1,0 +1,92 @@
+package messaging
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// exhaustedQueue is the queue group of the advisory subscription: one replica answers each.
+const exhaustedQueue = "artifact-worker-exhausted"
+
+// maxDeliveriesAdvisory is the part of JetStream's io.nats.jetstream.advisory.v1.max_deliver event
+// the worker reads.
+type maxDeliveriesAdvisory struct {
+	Stream     string `json:"stream"`
+	Consumer   string `json:"consumer"`
+	StreamSeq  uint64 `json:"stream_seq"`
+	Deliveries uint64 `json:"deliveries"`
+}
+
+// watchExhausted answers the requests JetStream gives up on without the pipeline seeing it: the last
+// delivery died with its worker (SIGKILL, OOM), outlived AckWait, or was handed back by a replica
+// shutting down. The server then publishes a max-deliveries advisory; one replica (queue group)
+// answers the caller with unavailable and dead-letters the request, as finalize does for the failures
+// it sees itself. Nothing is left unanswered.
+func (p *Pipeline) watchExhausted() (*nats.Subscription, error) {
+	subject := "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + p.cfg.Topology.Stream + ".*"
+	return p.deps.PubConn.QueueSubscribe(subject, exhaustedQueue, func(m *nats.Msg) {
+		var adv maxDeliveriesAdvisory
+		if err := json.Unmarshal(m.Data, &adv); err != nil || adv.StreamSeq == 0 {
+			p.deps.Logger.Warn("unreadable max-deliveries advisory", "subject", m.Subject)
+			return
+		}
+		go p.answerExhausted(adv)
+	})
+}
+
+func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	log := p.deps.Logger.With("stream_seq", adv.StreamSeq, "consumer", adv.Consumer)
+	stream, err := p.js.Stream(ctx, adv.Stream)
+	if err != nil {
+		log.Warn("exhausted request not answered: stream lookup failed", "error", err.Error())
+		return
+	}
+	raw, err := stream.GetMsg(ctx, adv.StreamSeq)
+	if err != nil {
+		log.Warn("exhausted request not answered: message lookup failed", "error", err.Error())
+		return
+	}
+	m := message.NewMessage(raw.Header.Get(contracts.HeaderMsgID), raw.Data)
+	for k, v := range raw.Header {
+		if len(v) > 0 {
+			m.Metadata.Set(k, v[0])
+		}
+	}
+	d := delivery{subject: raw.Subject, sequence: adv.StreamSeq, count: adv.Deliveries}
+	reqID := m.Metadata.Get(contracts.HeaderMsgID)
+	if reqID == "" {
+		if body, err := p.deps.Claims.Resolve(ctx, raw.Header, raw.Data); err == nil {
+			var env contracts.Envelope
+			_ = json.Unmarshal(body, &env)
+			reqID = env.RequestID
+		}
+	}
+	wire := &contracts.Error{
+		Code:      contracts.CodeUnavailable,
+		Message:   "the request was delivered " + strconv.FormatUint(adv.Deliveries, 10) + " times without completing (a worker stopped or timed out while handling it)",
+		Retryable: true,
+	}
+	if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); validReplySubject(replyTo) {
+		if _, err := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); err != nil {
+			log.Warn("exhausted request: error reply not sent", "error", err.Error())
+		}
+	}
+	reason := "max deliveries (" + strconv.FormatUint(adv.Deliveries, 10) + ") exhausted without an outcome"
+	if err := p.deadLetter(m, d, reason); err != nil {
+		log.Warn("exhausted request not dead-lettered", "error", err.Error())
+	}
+	p.metrics.record(ctx, d.subject, outcomeDeadLetter, 0, 0, 0)
+	log.LogAttrs(ctx, slog.LevelWarn, "request",
+		slog.String("subject", d.subject), slog.String("request_id", reqID), slog.String("outcome", outcomeDeadLetter),
+		slog.Uint64("delivery", d.count), slog.String("code", wire.Code), slog.String("error", reason))
+}
