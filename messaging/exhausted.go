@@ -38,7 +38,11 @@ func (p *Pipeline) watchExhausted() (*nats.Subscription, error) {
 			p.deps.Logger.Warn("unreadable max-deliveries advisory", "subject", m.Subject)
 			return
 		}
-		go p.answerExhausted(adv)
+		p.answers.Add(1)
+		go func() {
+			defer p.answers.Done()
+			p.answerExhausted(adv)
+		}()
 	})
 }
 

@@ -2,8 +2,8 @@ package messaging
 
 // Middleware order, outermost first, and why:
 //
-//  1. admit     while shutting down, hand a new message straight back to JetStream (nak, no delay)
-//     instead of starting it; otherwise count it in flight so Shutdown can wait for it.
+//  1. admit     while shutting down, hand a message that slipped in straight back to JetStream (nak,
+//     no delay) instead of starting it.
 //  2. observe   one span per message continuing the caller's traceparent, metrics, and one log line
 //     per outcome. It wraps everything below so it sees the final outcome, retries included.
 //  3. finalize  decides a failed message's fate: transient and deliveries left -> return the error
@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
@@ -40,11 +41,10 @@ var errHandedBack = errors.New("worker is shutting down: message handed back for
 
 func (p *Pipeline) admit(h message.HandlerFunc) message.HandlerFunc {
 	return func(m *message.Message) ([]*message.Message, error) {
-		if !p.gate.enter() {
+		if p.draining.Load() {
 			p.metrics.record(m.Context(), deliveryOf(m).subject, outcomeHandedBack, 0, 0, 0)
 			return nil, errHandedBack
 		}
-		defer p.gate.leave()
 		return h(m)
 	}
 }
@@ -70,11 +70,12 @@ func stateOf(ctx context.Context) *state {
 
 func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 	return func(m *message.Message) ([]*message.Message, error) {
+		// The message's context before the attempts: Timeout cancels theirs.
+		ctx := m.Context()
 		_, err := h(m)
 		if err == nil {
 			return nil, nil
 		}
-		ctx := m.Context()
 		st := stateOf(ctx)
 		d := deliveryOf(m)
 		st.err = err
@@ -93,8 +94,9 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 				p.deps.Logger.WarnContext(ctx, "error reply not sent", "subject", d.subject, "request_id", reqID, "error", rerr.Error())
 			}
 		}
-		if derr := p.deadLetter(m, d, reason); derr != nil {
-			// Not acked: JetStream redelivers it and the dead letter is tried again.
+		if derr := p.deadLetterWithRetry(ctx, m, d, reason); derr != nil {
+			// Not acked: JetStream redelivers it (or, after the last delivery, its max-deliveries
+			// advisory reaches a replica) and the dead letter is tried again.
 			st.outcome = outcomeRetry
 			return nil, fmt.Errorf("dead letter: %w (after %w)", derr, err)
 		}
@@ -119,6 +121,21 @@ func (p *Pipeline) wireError(err error, d delivery) (*contracts.Error, string) {
 	default:
 		wire, _ := p.deps.MapError(err)
 		return wire, "permanent: " + err.Error()
+	}
+}
+
+// deadLetterWithRetry publishes the dead letter, retrying a failed publish a few times in place.
+func (p *Pipeline) deadLetterWithRetry(ctx context.Context, m *message.Message, d delivery, reason string) error {
+	var err error
+	for wait := 100 * time.Millisecond; ; wait *= 2 {
+		if err = p.deadLetter(m, d, reason); err == nil || wait > 2*time.Second {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
 	}
 }
 

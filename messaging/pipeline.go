@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -93,8 +94,9 @@ func (c Config) Validate() error {
 
 // Deps are the pipeline's collaborators.
 type Deps struct {
-	// SubConn consumes requests. Shutdown drains it (watermill-nats closes the connection it is given),
-	// so it must not be shared with anything that outlives the pipeline.
+	// SubConn consumes requests and carries their acks; PubConn carries replies, dead letters and
+	// claim checks, so a slow consumer of one never stalls the other. The caller closes both after
+	// Shutdown.
 	SubConn *nats.Conn
 	// PubConn publishes replies and dead letters; it stays open after Shutdown.
 	PubConn  *nats.Conn
@@ -111,9 +113,11 @@ type Pipeline struct {
 	cfg      Config
 	deps     Deps
 	router   *message.Router
-	sub      *wmjs.Subscriber
+	sub      *subscriber
 	dlq      *wmjs.Publisher
-	gate     gate
+	draining atomic.Bool
+	answers  sync.WaitGroup // answerExhausted goroutines
+	advMu    sync.Mutex
 	metrics  instruments
 	handlers map[string]Handler
 	bound    atomic.Bool
@@ -149,19 +153,11 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 		p.deps.Tracer = noopTracer()
 	}
 	wlog := watermill.NewSlogLoggerWithLevelMapping(deps.Logger.With("component", "watermill"), map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
-	p.sub, err = wmjs.NewSubscriber(wmjs.SubscriberConfig{
-		Conn:                deps.SubConn,
-		Logger:              wlog,
-		AckWaitTimeout:      cfg.Topology.AckWait,
-		ResourceInitializer: p.bindConsumer,
-		NakDelay:            nakDelay{p: p},
-		// One message buffered per subscription: AckWait starts at prefetch.
-		ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(1)},
-		Unmarshaler:    unmarshaler{},
-	})
+	subJS, err := jetstream.New(deps.SubConn)
 	if err != nil {
-		return nil, fmt.Errorf("messaging: subscriber: %w", err)
+		return nil, err
 	}
+	p.sub = newSubscriber(subJS, cfg.Topology.Stream, cfg.Topology.AckWait, nakDelay{p: p}.WaitTime, deps.Logger)
 	p.dlq, err = wmjs.NewPublisher(wmjs.PublisherConfig{
 		Conn:   deps.PubConn,
 		Logger: wlog,
@@ -171,7 +167,8 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 	if err != nil {
 		return nil, fmt.Errorf("messaging: dead-letter publisher: %w", err)
 	}
-	p.router, err = message.NewRouter(message.RouterConfig{CloseTimeout: cfg.DrainTimeout}, wlog)
+	// Shutdown has already waited for in-flight work when it closes the router.
+	p.router, err = message.NewRouter(message.RouterConfig{CloseTimeout: 5 * time.Second}, wlog)
 	if err != nil {
 		return nil, err
 	}
@@ -202,23 +199,15 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 	return p, nil
 }
 
-// bindConsumer is the watermill-nats ResourceInitializer: it binds the durable consumer of the
-// subject made by EnsureTopology instead of creating a stream named after the subject.
-func (p *Pipeline) bindConsumer(ctx context.Context, js jetstream.JetStream, subject string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
-	c, err := js.Consumer(ctx, p.cfg.Topology.Stream, ConsumerName(subject))
-	if err != nil {
-		return nil, nil, fmt.Errorf("bind consumer %s on %s: %w", ConsumerName(subject), p.cfg.Topology.Stream, err)
-	}
-	return c, nil, nil
-}
-
 // Run consumes until ctx is cancelled or Shutdown is called. It returns once the router stopped.
 func (p *Pipeline) Run(ctx context.Context) error {
 	sub, err := p.watchExhausted()
 	if err != nil {
 		return fmt.Errorf("messaging: subscribe to max-deliveries advisories: %w", err)
 	}
+	p.advMu.Lock()
 	p.advisory = sub
+	p.advMu.Unlock()
 	go func() {
 		select {
 		case <-p.router.Running():
@@ -230,33 +219,44 @@ func (p *Pipeline) Run(ctx context.Context) error {
 }
 
 // Ready reports whether every consumer is bound and the pipeline is not shutting down.
-func (p *Pipeline) Ready() bool { return p.bound.Load() && !p.gate.closed() }
+func (p *Pipeline) Ready() bool { return p.bound.Load() && !p.draining.Load() }
 
 // Running is closed once every handler has subscribed.
 func (p *Pipeline) Running() <-chan struct{} { return p.router.Running() }
 
-// Shutdown stops taking work (messages that arrive are handed back to JetStream at once, for another
-// replica), waits for in-flight requests to finish within Config.DrainTimeout or ctx, then closes the
-// router and drains SubConn. It returns an error if in-flight work did not finish in time; that work
-// is redelivered after AckWait.
+// Shutdown stops taking work and lets the work in flight finish: it stops fetching (a message
+// fetched but not started goes back to JetStream at once, for another replica), waits until every
+// message in flight was answered and acked, within Config.DrainTimeout or ctx, then closes the router.
+// Work that did not finish in time stays unacked and JetStream redelivers it after AckWait; Shutdown
+// then returns the deadline error.
 func (p *Pipeline) Shutdown(ctx context.Context) error {
-	p.gate.close()
+	p.draining.Store(true)
+	p.sub.stopFetching()
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.DrainTimeout)
 	defer cancel()
-	waitErr := p.gate.wait(ctx)
+	waitErr := p.sub.waitIdle(ctx)
 	closeErr := p.router.Close()
+	p.advMu.Lock()
 	if p.advisory != nil {
 		_ = p.advisory.Unsubscribe()
+		p.advisory = nil
+	}
+	p.advMu.Unlock()
+	done := make(chan struct{})
+	go func() { p.answers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 	return errors.Join(waitErr, closeErr)
 }
 
 type nakDelay struct{ p *Pipeline }
 
-// WaitTime implements wmjs.Delay: the back-off before redelivery after the n-th delivery failed.
-// Work handed back while draining is redelivered at once.
+// WaitTime is the back-off before redelivery after the n-th delivery failed. Work handed back while
+// draining is redelivered at once (to another replica: this one no longer fetches).
 func (d nakDelay) WaitTime(n uint64) time.Duration {
-	if d.p.gate.closed() {
+	if d.p.draining.Load() {
 		return 0
 	}
 	delays := d.p.cfg.NakDelays

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -41,45 +42,51 @@ func mapError(err error) (*contracts.Error, bool) {
 
 type rig struct {
 	t        *testing.T
+	server   *server.Server
 	nc       *nats.Conn
 	js       jetstream.JetStream
 	pipeline *messaging.Pipeline
-	done     chan error
 }
 
 func newRig(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Handler) *rig {
 	t.Helper()
 	s := natstest.Start(t)
 	nc := natstest.Connect(t, s)
-	sub := natstest.Connect(t, s)
-	pub := natstest.Connect(t, s)
 	js, _ := jetstream.New(nc)
+	r := &rig{t: t, server: s, nc: nc, js: js}
+	r.pipeline = r.startPipeline(cfg, handlers)
+	return r
+}
+
+// startPipeline runs one more replica on the rig's server until the test ends.
+func (r *rig) startPipeline(cfg messaging.Config, handlers map[string]messaging.Handler) *messaging.Pipeline {
+	t := r.t
+	t.Helper()
 	ctx := context.Background()
-	topo, err := messaging.EnsureTopology(ctx, js, cfg.Topology)
+	topo, err := messaging.EnsureTopology(ctx, r.js, cfg.Topology)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Topology = topo
-	claims, err := claimcheck.Ensure(ctx, js, time.Hour, nc.MaxPayload())
+	claims, err := claimcheck.Ensure(ctx, r.js, time.Hour, r.nc.MaxPayload())
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := messaging.New(cfg, messaging.Deps{
-		SubConn: sub, PubConn: pub, Claims: claims, MapError: mapError,
+		SubConn: natstest.Connect(t, r.server), PubConn: natstest.Connect(t, r.server), Claims: claims, MapError: mapError,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}, handlers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, nc: nc, js: js, pipeline: p, done: make(chan error, 1)}
-	go func() { r.done <- p.Run(context.Background()) }()
+	go func() { _ = p.Run(context.Background()) }()
 	select {
 	case <-p.Running():
 	case <-time.After(10 * time.Second):
 		t.Fatal("pipeline not running")
 	}
 	t.Cleanup(func() { _ = p.Shutdown(context.Background()) })
-	return r
+	return p
 }
 
 // send publishes a request with a Reply-To inbox and returns the subscription for its replies.
@@ -362,6 +369,45 @@ func TestShutdownFinishesInFlightWork(t *testing.T) {
 	}
 	if info.NumAckPending != 0 || info.NumPending != 0 {
 		t.Fatalf("after shutdown: ack pending %d, pending %d", info.NumAckPending, info.NumPending)
+	}
+}
+
+// A request that arrives while the only replica drains is not bounced back and forth until its
+// deliveries run out: it waits in the stream and the next replica answers it normally.
+func TestRequestArrivingDuringDrainGoesToTheNextReplica(t *testing.T) {
+	started := make(chan string, 10)
+	release := make(chan struct{})
+	handler := func(ctx context.Context, req messaging.Request) (any, error) {
+		started <- req.RequestID
+		if req.RequestID == "inflight" {
+			<-release
+		}
+		return map[string]uint64{"delivery": req.Delivery}, nil
+	}
+	r := newRig(t, messaging.Config{Concurrency: 2, DrainTimeout: 10 * time.Second}, map[string]messaging.Handler{subj: handler})
+	first := r.send(subj, `{"request_id":"inflight"}`, nil)
+	<-started
+	shutdown := make(chan error, 1)
+	go func() { shutdown <- r.pipeline.Shutdown(context.Background()) }()
+	waitFor(t, func() bool { return !r.pipeline.Ready() })
+	late := r.send(subj, `{"request_id":"late"}`, nil)
+	time.Sleep(500 * time.Millisecond) // time for a hand-back loop to show
+	close(release)
+	if err := <-shutdown; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if rep := r.reply(first); !rep.OK {
+		t.Fatalf("in-flight request: %+v", rep.Error)
+	}
+	r.startPipeline(messaging.Config{}, map[string]messaging.Handler{subj: handler})
+	rep := r.reply(late)
+	if !rep.OK {
+		t.Fatalf("late request: %+v", rep.Error)
+	}
+	var res struct{ Delivery uint64 }
+	_ = json.Unmarshal(rep.Result, &res)
+	if res.Delivery > 2 {
+		t.Fatalf("late request was delivered %d times: bounced during the drain", res.Delivery)
 	}
 }
 
