@@ -24,6 +24,13 @@ import (
 // ErrExpired means a Claim-Check header names an object that is not (or no longer) in the bucket.
 var ErrExpired = errors.New("claim check: object not found or expired")
 
+// ErrTooLarge means a Claim-Check header names an object larger than the receiver accepts; it was
+// not downloaded.
+var ErrTooLarge = errors.New("claim check: body too large")
+
+// DefaultMaxBody is the largest claimed body Resolve downloads unless Limit says otherwise.
+const DefaultMaxBody = 64 << 20
+
 // headroom is kept free for headers and protocol overhead when deciding whether a body fits.
 const headroom = 16 * 1024
 
@@ -34,6 +41,7 @@ const DefaultTTL = time.Hour
 type Store struct {
 	obj        jetstream.ObjectStore
 	maxPayload int64
+	maxBody    int64
 }
 
 // Ensure creates or updates the claim-check bucket (idempotent; safe when replicas start at once)
@@ -51,7 +59,27 @@ func Ensure(ctx context.Context, js jetstream.JetStream, ttl time.Duration, maxP
 	if err != nil {
 		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
 	}
-	return &Store{obj: obj, maxPayload: maxPayload}, nil
+	return &Store{obj: obj, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
+}
+
+// Bind returns a Store on the existing claim-check bucket without changing its settings (for clients:
+// the worker owns the bucket's TTL). When the bucket does not exist yet it is created with DefaultTTL.
+func Bind(ctx context.Context, js jetstream.JetStream, maxPayload int64) (*Store, error) {
+	obj, err := js.ObjectStore(ctx, contracts.ClaimCheckBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return Ensure(ctx, js, DefaultTTL, maxPayload)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+	}
+	return &Store{obj: obj, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
+}
+
+// Limit returns a Store that refuses to download claimed bodies larger than n bytes.
+func (s *Store) Limit(n int64) *Store {
+	c := *s
+	c.maxBody = n
+	return &c
 }
 
 // Fits reports whether a body of n bytes can travel inline.
@@ -81,11 +109,21 @@ func (s *Store) Prepare(ctx context.Context, subject string, hdr nats.Header, bo
 }
 
 // Resolve returns the real body of a message: data itself without a Claim-Check header, else the
-// claimed object. A missing object is ErrExpired.
+// claimed object. A missing object is ErrExpired; one over the limit is ErrTooLarge.
 func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) ([]byte, error) {
 	name := hdr.Get(contracts.HeaderClaimCheck)
 	if name == "" {
 		return data, nil
+	}
+	info, err := s.obj.GetInfo(ctx, name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrExpired, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claim check: look up %s: %w", name, err)
+	}
+	if int64(info.Size) > s.maxBody {
+		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrTooLarge, name, info.Size, s.maxBody)
 	}
 	body, err := s.obj.GetBytes(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {

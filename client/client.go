@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -34,17 +35,18 @@ type Client struct {
 	claims *claimcheck.Store
 }
 
-// New returns a client on nc, creating the claim-check bucket if it does not exist yet.
+// New returns a client on nc. It uses the worker's claim-check bucket as it is (creating it with the
+// default TTL only if no worker made it yet) and accepts claim-checked replies of any size.
 func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
 	}
-	claims, err := claimcheck.Ensure(ctx, js, claimcheck.DefaultTTL, nc.MaxPayload())
+	claims, err := claimcheck.Bind(ctx, js, nc.MaxPayload())
 	if err != nil {
 		return nil, err
 	}
-	return &Client{nc: nc, js: js, claims: claims}, nil
+	return &Client{nc: nc, js: js, claims: claims.Limit(math.MaxInt64)}, nil
 }
 
 // CallRaw publishes body (a JSON request) on subject and returns the reply body, claim check

@@ -66,6 +66,10 @@ func MapError(err error) (*contracts.Error, bool) {
 // isTransient reports failures that a later attempt may not see: storage or NATS unavailable, a
 // deadline that ran out.
 func isTransient(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && api.Code == 503 {
+		return true // JetStream temporarily unavailable (leader election, cluster or account not ready)
+	}
 	switch {
 	case errors.Is(err, objectstore.ErrUnavailable),
 		errors.Is(err, context.DeadlineExceeded),
@@ -74,7 +78,12 @@ func isTransient(err error) bool {
 		errors.Is(err, nats.ErrConnectionClosed),
 		errors.Is(err, nats.ErrConnectionReconnecting),
 		errors.Is(err, nats.ErrNoResponders),
+		errors.Is(err, nats.ErrDisconnected),
+		errors.Is(err, nats.ErrNoServers),
+		errors.Is(err, nats.ErrReconnectBufExceeded),
 		errors.Is(err, jetstream.ErrNoHeartbeat),
+		errors.Is(err, jetstream.ErrNoStreamResponse),
+		errors.Is(err, jetstream.ErrServerShutdown),
 		errors.Is(err, jetstream.ErrJetStreamNotEnabled):
 		return true
 	}

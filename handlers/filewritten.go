@@ -21,9 +21,10 @@ type WorkspaceBlobs interface {
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string, meta map[string]string) (objectstore.Info, error)
 }
 
-// FileRecorder records a write of a workspace file with optimistic concurrency.
+// FileRecorder records a write of a workspace file with optimistic concurrency and reads it back.
 type FileRecorder interface {
 	RecordWrite(ctx context.Context, workspaceID, cleanPath, mimeType string, mod contracts.Modification) (workspace.FileMeta, error)
+	FileMetas
 }
 
 // FileWritten handles workspace.file_written: it stores inline content (when given), records the
@@ -64,6 +65,15 @@ func (h *FileWritten) Handle(ctx context.Context, req messaging.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
+	result := contracts.FileWrittenResult{OK: true, ArtifactID: id, Path: clean}
+	// A redelivered or replayed event whose write is already recorded must not put its (by now
+	// possibly stale) content again.
+	switch meta, err := h.Files.Get(ctx, r.WorkspaceID, clean); {
+	case err == nil && recorded(meta, r.RequestID):
+		return result, nil
+	case err != nil && !errors.Is(err, workspace.ErrNotFound):
+		return nil, withRef(id, err)
+	}
 	key := objectstore.WorkspaceKey(r.WorkspaceID, clean)
 	if content != nil {
 		if _, err := h.Blobs.Put(ctx, key, bytes.NewReader(content), int64(len(content)), r.MimeType, nil); err != nil {
@@ -83,7 +93,16 @@ func (h *FileWritten) Handle(ctx context.Context, req messaging.Request) (any, e
 	if _, err := h.Files.RecordWrite(ctx, r.WorkspaceID, clean, r.MimeType, mod); err != nil {
 		return nil, withRef(id, err)
 	}
-	return contracts.FileWrittenResult{OK: true, ArtifactID: id, Path: clean}, nil
+	return result, nil
+}
+
+func recorded(meta workspace.FileMeta, requestID string) bool {
+	for _, m := range meta.ModifiedBy {
+		if m.RequestID == requestID {
+			return true
+		}
+	}
+	return false
 }
 
 // inline returns the event's inline content, nil when it carries none.

@@ -30,6 +30,10 @@ func (noFiles) RecordWrite(context.Context, string, string, string, contracts.Mo
 	return workspace.FileMeta{}, nil
 }
 
+func (noFiles) Get(context.Context, string, string) (workspace.FileMeta, error) {
+	return workspace.FileMeta{}, workspace.ErrNotFound
+}
+
 // Storage errors on write map to the seed's codes; transient ones stay transient (retried).
 func TestFileWrittenStorageErrors(t *testing.T) {
 	cases := []struct {

@@ -275,15 +275,26 @@ func TestRepeatedHeaderKeyDoesNotCrash(t *testing.T) {
 	}
 }
 
-func TestInvalidReplyToIsPoison(t *testing.T) {
+// A Reply-To that cannot or must not take a reply (a wildcard, a system subject, a subject the
+// worker's streams capture) makes the message poison: nothing is published there.
+func TestUnusableReplyToIsPoison(t *testing.T) {
 	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: echo})
-	msg := &nats.Msg{Subject: subj, Data: []byte(`{"request_id":"rt"}`), Header: nats.Header{contracts.HeaderReplyTo: {"bad.*.subject"}}}
-	if _, err := r.js.PublishMsg(context.Background(), msg); err != nil {
+	bad := []string{"bad.*.subject", "$JS.API.STREAM.DELETE.WORKER_REQUESTS", contracts.SubjectGetArtifact, "deadletter.tool.get_artifact", "a..b"}
+	for i, replyTo := range bad {
+		msg := &nats.Msg{Subject: subj, Data: []byte(fmt.Sprintf(`{"request_id":"rt-%d"}`, i)), Header: nats.Header{contracts.HeaderReplyTo: {replyTo}}}
+		if _, err := r.js.PublishMsg(context.Background(), msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dl := r.deadLetters(subj, len(bad)); len(dl) != len(bad) {
+		t.Fatalf("dead letters = %d, want %d", len(dl), len(bad))
+	}
+	info, err := r.js.Stream(context.Background(), "WORKER_REQUESTS")
+	if err != nil {
 		t.Fatal(err)
 	}
-	dl := r.deadLetters(subj, 1)
-	if len(dl) != 1 {
-		t.Fatal("message with an unusable Reply-To not dead-lettered")
+	if n := info.CachedInfo().State.Msgs; n != uint64(len(bad)) {
+		t.Fatalf("stream holds %d messages: a reply was stored as a request", n)
 	}
 }
 
@@ -443,5 +454,29 @@ func TestRequestExhaustedWithoutOutcomeIsAnsweredAndDeadLettered(t *testing.T) {
 	dl := r.deadLetters(subj, 1)
 	if len(dl) != 1 || dl[0].Headers().Get(contracts.HeaderStreamSequence) != "1" {
 		t.Fatalf("dead letters = %d", len(dl))
+	}
+}
+
+// A claim check naming a body over the limit is refused without downloading it.
+func TestOversizeClaimCheckIsRefused(t *testing.T) {
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: echo})
+	claims, err := claimcheck.Ensure(context.Background(), r.js, time.Hour, r.nc.MaxPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, claimcheck.DefaultMaxBody+1)
+	msg, err := claims.Prepare(context.Background(), subj, nats.Header{contracts.HeaderMsgID: {"huge"}}, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inbox := nats.NewInbox()
+	sub, _ := r.nc.SubscribeSync(inbox)
+	msg.Header.Set(contracts.HeaderReplyTo, inbox)
+	if _, err := r.js.PublishMsg(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.reply(sub)
+	if rep.OK || rep.Error.Code != contracts.CodePayloadTooLarge || rep.RequestID != "huge" {
+		t.Fatalf("reply = %+v %+v", rep, rep.Error)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 
@@ -55,10 +56,17 @@ func encodeReply(env contracts.Reply) ([]byte, error) {
 	return append(body, '}'), nil
 }
 
-// validReplySubject reports whether s can be published to: non-empty tokens, no wildcards or spaces.
+// validReplySubject reports whether s can be published to as a reply: non-empty tokens, no
+// wildcards or spaces, not a system subject ($JS, $KV, $O, ...) and not a subject the worker's streams
+// capture (a reply there would be stored as a new request or a forged dead letter).
 func validReplySubject(s string) bool {
-	if s == "" || len(s) > 1024 {
+	if s == "" || len(s) > 1024 || s[0] == '$' || strings.HasPrefix(s, contracts.DeadLetterPrefix) || strings.HasPrefix(s, "replay.") {
 		return false
+	}
+	for _, req := range contracts.RequestSubjects {
+		if s == req {
+			return false
+		}
 	}
 	tokenLen := 0
 	for i := 0; i < len(s); i++ {

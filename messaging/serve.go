@@ -97,8 +97,11 @@ func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
 		return out, err
 	}
 	body, err := p.Claims.Resolve(ctx, m.Header, m.Data)
-	if errors.Is(err, claimcheck.ErrExpired) {
+	switch {
+	case errors.Is(err, claimcheck.ErrExpired):
 		return fail(&RequestError{Wire: &contracts.Error{Code: contracts.CodeInvalidRequest, Message: err.Error(), Field: contracts.HeaderClaimCheck}})
+	case errors.Is(err, claimcheck.ErrTooLarge):
+		return fail(&RequestError{Wire: &contracts.Error{Code: contracts.CodePayloadTooLarge, Message: err.Error(), Field: contracts.HeaderClaimCheck}})
 	}
 	if err != nil {
 		return fail(err)

@@ -160,6 +160,9 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	if err != nil {
 		return nil, err
 	}
+	// Requests carry at most an artifact in base64 (file_written) or a context of images
+	// (preprocess): bound what one claim-checked request may make a replica download.
+	claims = claims.Limit(max(claimcheck.DefaultMaxBody, 2*cfg.MaxArtifactSize+1<<20))
 	files, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("workspace metadata: %w", err)
