@@ -12,6 +12,12 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
+// Default resource names.
+const (
+	DefaultStream           = "WORKER_REQUESTS"
+	DefaultDeadLetterStream = "WORKER_DEADLETTER"
+)
+
 // Topology names and tunes the JetStream resources of the worker. The zero value is completed by
 // setDefaults; Validate reports every bad field at once.
 type Topology struct {
@@ -39,13 +45,13 @@ type Topology struct {
 
 func (t *Topology) setDefaults() {
 	if t.Stream == "" {
-		t.Stream = "WORKER_REQUESTS"
+		t.Stream = DefaultStream
 	}
 	if len(t.Subjects) == 0 {
 		t.Subjects = contracts.RequestSubjects
 	}
 	if t.DeadLetterStream == "" {
-		t.DeadLetterStream = "WORKER_DEADLETTER"
+		t.DeadLetterStream = DefaultDeadLetterStream
 	}
 	if t.MaxAge == 0 {
 		t.MaxAge = 24 * time.Hour

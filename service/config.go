@@ -35,6 +35,7 @@ type Config struct {
 	MaxDeliver      int           // MAX_DELIVER (default 5)
 	Concurrency     int           // CONCURRENCY: requests per subject per replica (default 4)
 	DrainTimeout    time.Duration // DRAIN_TIMEOUT (default 30s)
+	HandlerTimeout  time.Duration // HANDLER_TIMEOUT: one attempt at a request (default ACK_WAIT/3, below ACK_WAIT/2)
 	HistoryTTL      time.Duration // HISTORY_IMAGE_TTL (default 2h)
 	ClaimTTL        time.Duration // CLAIM_CHECK_TTL (default 1h)
 
@@ -138,6 +139,9 @@ func (c Config) Validate() error {
 	}
 	if c.Concurrency < 1 || c.Concurrency > 256 {
 		bad("CONCURRENCY", "must be 1..256, got %d", c.Concurrency)
+	}
+	if c.HandlerTimeout < 0 || (c.HandlerTimeout > 0 && 2*c.HandlerTimeout >= c.AckWait) {
+		bad("HANDLER_TIMEOUT", "must be positive and below half of ACK_WAIT (%s), got %s", c.AckWait, c.HandlerTimeout)
 	}
 	if c.DrainTimeout < time.Second {
 		bad("DRAIN_TIMEOUT", "must be at least 1s, got %s", c.DrainTimeout)

@@ -102,9 +102,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		return nil, err
 	}
 	s.pipeline, err = messaging.New(messaging.Config{
-		Topology:     c.Topology,
-		Concurrency:  cfg.Concurrency,
-		DrainTimeout: cfg.DrainTimeout,
+		Topology:       c.Topology,
+		Concurrency:    cfg.Concurrency,
+		DrainTimeout:   cfg.DrainTimeout,
+		HandlerTimeout: cfg.HandlerTimeout,
 	}, messaging.Deps{
 		SubConn:  s.subConn,
 		PubConn:  s.pubConn,
@@ -131,7 +132,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	if s.listener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return nil, fmt.Errorf("HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}
-	s.http = &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// No WriteTimeout: /artifacts/{id}/content streams up to MAX_ARTIFACT_BYTES to slow clients.
+	s.http = &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	return s, nil
 }
 

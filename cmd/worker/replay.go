@@ -218,6 +218,10 @@ func runReplay(ctx context.Context, cfg service.Config, opts replay.Options, out
 		}
 		caps = w.Current()
 	}
+	// Build writes settings into the shared stream, consumers and buckets: use the deployment's own.
+	if err := service.AdoptDeployed(ctx, js, &cfg); err != nil {
+		return replay.Summary{}, err
+	}
 	c, err := service.Build(ctx, cfg, js, store, caps, log)
 	if err != nil {
 		return replay.Summary{}, err

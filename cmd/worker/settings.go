@@ -87,6 +87,7 @@ var settings = []setting{
 	{"MAX_DELIVER", "deliveries before a failing request is dead-lettered", integer(func(c *service.Config) *int { return &c.MaxDeliver })},
 	{"CONCURRENCY", "requests per subject one replica handles at once", integer(func(c *service.Config) *int { return &c.Concurrency })},
 	{"DRAIN_TIMEOUT", "how long SIGTERM waits for in-flight requests", duration(func(c *service.Config) *time.Duration { return &c.DrainTimeout })},
+	{"HANDLER_TIMEOUT", "one attempt at a request (default ACK_WAIT/3; below ACK_WAIT/2)", duration(func(c *service.Config) *time.Duration { return &c.HandlerTimeout })},
 	{"HISTORY_IMAGE_TTL", "how long history images stay cached", duration(func(c *service.Config) *time.Duration { return &c.HistoryTTL })},
 	{"CLAIM_CHECK_TTL", "how long claim-checked bodies are kept", duration(func(c *service.Config) *time.Duration { return &c.ClaimTTL })},
 	{"LOG_LEVEL", "debug, info, warn or error", str(func(c *service.Config) *string { return &c.LogLevel })},
