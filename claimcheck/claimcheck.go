@@ -8,11 +8,13 @@
 package claimcheck
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -89,20 +91,41 @@ func (s *Store) Fits(n int) bool { return int64(n) <= s.maxPayload-headroom }
 // empty body with a Claim-Check header after storing the body in the bucket. hdr may be nil; it is
 // copied, not modified.
 func (s *Store) Prepare(ctx context.Context, subject string, hdr nats.Header, body []byte) (*nats.Msg, error) {
+	return s.PrepareParts(ctx, subject, hdr, body)
+}
+
+// PrepareParts is Prepare for a body given as consecutive parts: a large body is streamed into the
+// bucket part by part, never joined in memory.
+func (s *Store) PrepareParts(ctx context.Context, subject string, hdr nats.Header, parts ...[]byte) (*nats.Msg, error) {
 	msg := &nats.Msg{Subject: subject, Header: nats.Header{}}
 	for k, v := range hdr {
 		msg.Header[k] = append([]string(nil), v...)
 	}
-	if s.Fits(len(body)) {
-		msg.Data = body
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	if s.Fits(size) {
+		if len(parts) == 1 {
+			msg.Data = parts[0]
+			return msg, nil
+		}
+		msg.Data = make([]byte, 0, size)
+		for _, p := range parts {
+			msg.Data = append(msg.Data, p...)
+		}
 		return msg, nil
 	}
 	name, err := newName()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.obj.PutBytes(ctx, name, body); err != nil {
-		return nil, fmt.Errorf("claim check: store %d bytes: %w", len(body), err)
+	readers := make([]io.Reader, len(parts))
+	for i, p := range parts {
+		readers[i] = bytes.NewReader(p)
+	}
+	if _, err := s.obj.Put(ctx, jetstream.ObjectMeta{Name: name}, io.MultiReader(readers...)); err != nil {
+		return nil, fmt.Errorf("claim check: store %d bytes: %w", size, err)
 	}
 	msg.Header.Set(contracts.HeaderClaimCheck, name)
 	return msg, nil

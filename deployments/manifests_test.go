@@ -48,9 +48,11 @@ const (
 	shutdownSlack = 5 * time.Second
 	// baselineMemory is the worker's resident memory with nothing in flight, rounded up.
 	baselineMemory = 100 << 20
-	// copiesPerRequest bounds the copies of one artifact held while it is answered: raw, base64
-	// (4/3) and the encoded reply (4/3), rounded up.
-	copiesPerRequest = 4
+	// copiesPerRequest bounds the memory one request in flight holds, in multiples of its artifact:
+	// get_artifact allocates about 10x the artifact (raw, the base64 data URL, the assembly's part,
+	// the encoded result carrying both; measured by handlers.BenchmarkGetArtifactLargeImage), of which
+	// about 7x is live at its peak, rounded up to 8. Other subjects hold less.
+	copiesPerRequest = 8
 )
 
 // scaledObject mirrors the fields of keda.sh/v1alpha1 ScaledObject used here; decoding is strict, so

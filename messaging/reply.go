@@ -17,43 +17,47 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	if replyTo == "" {
 		return 0, nil
 	}
-	body, err := encodeReply(env)
+	parts, err := encodeReply(env)
 	if err != nil {
 		return 0, err
 	}
 	hdr := nats.Header{}
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
-	msg, err := p.deps.Claims.Prepare(ctx, replyTo, hdr, body)
+	msg, err := p.deps.Claims.PrepareParts(ctx, replyTo, hdr, parts...)
 	if err != nil {
 		return 0, err
 	}
 	if err := p.deps.PubConn.PublishMsg(msg); err != nil {
 		return 0, fmt.Errorf("publish reply to %s: %w", replyTo, err)
 	}
-	return len(body), nil
+	n := 0
+	for _, part := range parts {
+		n += len(part)
+	}
+	return n, nil
 }
 
-// encodeReply writes the envelope around the already-encoded result. json.Marshal would validate
-// and compact the result again (a full pass over every byte of base64 it carries), so the envelope
-// is written by hand; the result itself came from json.Marshal and is valid, compact JSON.
-func encodeReply(env contracts.Reply) ([]byte, error) {
+// encodeReply returns the reply's JSON as consecutive parts: the envelope's head, the already-encoded
+// result and the closing brace. json.Marshal would validate and compact the result again (a full
+// pass over every byte of base64 it carries) and copy it; the result came from json.Marshal (or a
+// handler's Encoded) and is valid, compact JSON.
+func encodeReply(env contracts.Reply) ([][]byte, error) {
 	if !env.OK || len(env.Result) == 0 {
 		body, err := json.Marshal(env)
 		if err != nil {
 			return nil, fmt.Errorf("encode reply: %w", err)
 		}
-		return body, nil
+		return [][]byte{body}, nil
 	}
 	id, err := json.Marshal(env.RequestID)
 	if err != nil {
 		return nil, fmt.Errorf("encode reply: %w", err)
 	}
-	body := make([]byte, 0, len(env.Result)+len(id)+40)
-	body = append(body, `{"request_id":`...)
-	body = append(body, id...)
-	body = append(body, `,"ok":true,"result":`...)
-	body = append(body, env.Result...)
-	return append(body, '}'), nil
+	head := make([]byte, 0, len(id)+32)
+	head = append(head, `{"request_id":`...)
+	head = append(head, id...)
+	head = append(head, `,"ok":true,"result":`...)
+	return [][]byte{head, env.Result, []byte("}")}, nil
 }
 
 // validReplySubject reports whether s can be published to as a reply: non-empty tokens, no

@@ -13,9 +13,13 @@ func TestEncodeReplyMatchesJSONMarshal(t *testing.T) {
 		{RequestID: "e", Error: &contracts.Error{Code: "x", Message: "y"}},
 		{RequestID: "empty", OK: true},
 	} {
-		got, err := encodeReply(env)
+		parts, err := encodeReply(env)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var got []byte
+		for _, p := range parts {
+			got = append(got, p...)
 		}
 		want, _ := json.Marshal(env)
 		if string(got) != string(want) {

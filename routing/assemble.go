@@ -43,6 +43,7 @@ type media struct {
 	mime     string
 	data     string // standard base64, no data: prefix
 	filename string
+	url      string // the data URL it came from, reused rather than built again (it can be tens of MB)
 }
 
 // routedMedia extracts the payload a result routes to the model. It returns mediaNone when the
@@ -55,7 +56,11 @@ func routedMedia(r contracts.ContentRouteResult) (m media, unsupported bool) {
 		if !ok || !acceptedImageFormats[formatOf(mime)] {
 			return media{}, true
 		}
-		return media{kind: mediaImage, mime: mime, data: data}, false
+		m := media{kind: mediaImage, mime: mime, data: data}
+		if u, prefix := r.ImageURL.ImageURL.URL, "data:"+mime+";base64,"; strings.HasPrefix(u, prefix) && len(u) == len(prefix)+len(data) {
+			m.url = u
+		}
+		return m, false
 	case r.Routing == contracts.RouteFile && r.File != nil:
 		f := r.File.File
 		m := media{mime: normalizeMIME(f.MimeType), data: f.Data, filename: f.Filename}
@@ -146,7 +151,11 @@ func openAIFollowUp(label string, m media) contracts.ChatMessage {
 	}
 	switch m.kind {
 	case mediaImage:
-		parts = append(parts, contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: "data:" + m.mime + ";base64," + m.data}})
+		url := m.url
+		if url == "" {
+			url = "data:" + m.mime + ";base64," + m.data
+		}
+		parts = append(parts, contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: url}})
 	case mediaPDF:
 		parts = append(parts, openAIFilePart{Type: "file", File: openAIFile{Filename: m.filename, FileData: "data:" + m.mime + ";base64," + m.data}})
 	case mediaAudio:
