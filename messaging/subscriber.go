@@ -61,11 +61,12 @@ func (s *subscriber) Subscribe(ctx context.Context, subject string) (<-chan *mes
 		return nil, fmt.Errorf("bind consumer %s on %s: %w", ConsumerName(subject), s.stream, err)
 	}
 	out := make(chan *message.Message)
+	ended := make(chan struct{}) // this subscription ends: nobody reads out any more
 	var callbacks sync.WaitGroup
 	cc, err := cons.Consume(func(msg jetstream.Msg) {
 		callbacks.Add(1)
 		defer callbacks.Done()
-		s.handle(msg, out)
+		s.handle(msg, out, ended)
 	}, jetstream.PullMaxMessages(1), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
 			s.log.Debug("consume", "subject", subject, "error", err.Error())
@@ -82,6 +83,7 @@ func (s *subscriber) Subscribe(ctx context.Context, subject string) (<-chan *mes
 		case <-s.closing:
 		case <-ctx.Done():
 		}
+		close(ended)
 		cc.Drain()
 		<-cc.Closed()
 		callbacks.Wait()
@@ -91,7 +93,7 @@ func (s *subscriber) Subscribe(ctx context.Context, subject string) (<-chan *mes
 }
 
 // handle gives one message to the router and settles it with JetStream.
-func (s *subscriber) handle(msg jetstream.Msg, out chan<- *message.Message) {
+func (s *subscriber) handle(msg jetstream.Msg, out chan<- *message.Message, ended <-chan struct{}) {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	m, _ := unmarshaler{}.Unmarshal(msg)
@@ -103,6 +105,9 @@ func (s *subscriber) handle(msg jetstream.Msg, out chan<- *message.Message) {
 	case out <- m:
 	case <-s.stopping:
 		// Fetched but never started: hand it to another replica at once.
+		s.settle(func(context.Context) error { return msg.Nak() })
+		return
+	case <-ended:
 		s.settle(func(context.Context) error { return msg.Nak() })
 		return
 	}
