@@ -136,19 +136,20 @@ func (t target) filename(info objectstore.Info) string {
 
 const maxIDLen = 512
 
-// resolveRef parses "artifact:{id}", a bare id, or "ws:{workspace}:{base64url(path)}".
+// resolveRef parses "artifact:{id}", a bare id, or "ws:{workspace}:{base64url(path)}" (also written
+// "artifact:ws:...", the form descriptions show the model).
 func resolveRef(ref string) (target, error) {
-	switch {
-	case ref == "":
+	if ref == "" {
 		return target{}, invalid("ref", "ref is required")
-	case strings.HasPrefix(ref, "ws:"):
-		ws, rel, err := workspace.DecodeID(ref)
+	}
+	id := strings.TrimPrefix(ref, "artifact:")
+	if strings.HasPrefix(id, workspace.IDPrefix) {
+		ws, rel, err := workspace.DecodeID(id)
 		if err != nil {
 			return target{}, err
 		}
-		return target{id: ref, key: objectstore.WorkspaceKey(ws, rel), workspaceID: ws, relPath: rel}, nil
+		return target{id: id, key: objectstore.WorkspaceKey(ws, rel), workspaceID: ws, relPath: rel}, nil
 	}
-	id := strings.TrimPrefix(ref, "artifact:")
 	if err := validateArtifactID(id); err != nil {
 		return target{}, err
 	}

@@ -80,6 +80,14 @@ func TestWorkspaceFlow(t *testing.T) {
 		if res.Routing != "text" || !strings.Contains(res.Content, "图 1.png") || !strings.Contains(res.Content, "PNG") {
 			t.Fatalf("png for a text model: %s %q", res.Routing, res.Content)
 		}
+		// The description names the file as artifact:ws:...; that ref reads it too.
+		shown := "artifact:" + img.ArtifactID
+		if !strings.Contains(res.Content, "("+shown+")") {
+			t.Fatalf("description %q does not name %s", res.Content, shown)
+		}
+		if rep, again := getArtifact(t, w, contracts.GetArtifactRequest{Ref: shown, ServiceID: "vision-model"}); !rep.OK || again.Routing != "image_url" {
+			t.Fatalf("the ref shown to the model does not read the file: %+v", rep.Error)
+		}
 		_, res = getArtifact(t, w, contracts.GetArtifactRequest{Ref: doc.ArtifactID, ServiceID: "vision-model"})
 		if res.Routing != "file" || res.File.File.Data != base64.StdEncoding.EncodeToString(pdf) {
 			t.Fatalf("pdf: %s", res.Routing)
