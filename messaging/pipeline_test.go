@@ -266,7 +266,8 @@ func TestPanicIsContainedAnsweredAndDeadLettered(t *testing.T) {
 	}
 }
 
-// A repeated header key made watermill-nats' default unmarshaler fail and the subscriber crash.
+// A repeated header key made watermill-nats' default unmarshaler fail and its subscriber crash; here
+// the first value wins and the request is served.
 func TestRepeatedHeaderKeyDoesNotCrash(t *testing.T) {
 	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: echo})
 	rep := r.reply(r.send(subj, `{"request_id":"dup"}`, nats.Header{"X-Dup": {"a", "b"}, "traceparent": {"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "junk"}}))

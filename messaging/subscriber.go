@@ -96,7 +96,7 @@ func (s *subscriber) Subscribe(ctx context.Context, subject string) (<-chan *mes
 func (s *subscriber) handle(msg jetstream.Msg, out chan<- *message.Message, ended <-chan struct{}) {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
-	m, _ := unmarshaler{}.Unmarshal(msg)
+	m := toMessage(msg)
 	// Handlers run on a context of their own: shutting the router down must not cancel work in flight.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -15,12 +15,11 @@ const (
 	mdDelivered = "x-worker-delivered"
 )
 
-// unmarshaler turns a JetStream message into a Watermill message and never fails: watermill-nats
-// v2.1.3 dereferences a nil message after an unmarshal error, so a message with a repeated header key
-// would crash the worker. Where a header repeats, the first value wins.
-type unmarshaler struct{}
-
-func (unmarshaler) Unmarshal(msg jetstream.Msg) (*message.Message, error) {
+// toMessage turns a JetStream message into a Watermill message. It cannot fail: a message with odd
+// headers still reaches the pipeline, which answers or dead-letters it (watermill-nats' unmarshaler
+// rejects a repeated header key, and its subscriber then crashed on the nil message). Where a header
+// repeats, the first value wins.
+func toMessage(msg jetstream.Msg) *message.Message {
 	md := make(message.Metadata, len(msg.Headers())+3)
 	for k, v := range msg.Headers() {
 		if len(v) > 0 {
@@ -42,7 +41,7 @@ func (unmarshaler) Unmarshal(msg jetstream.Msg) (*message.Message, error) {
 	}
 	m := message.NewMessage(id, msg.Data())
 	m.Metadata = md
-	return m, nil
+	return m
 }
 
 // delivery describes where a message came from.
