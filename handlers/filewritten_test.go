@@ -57,3 +57,17 @@ func TestFileWrittenStorageErrors(t *testing.T) {
 		}
 	}
 }
+
+// Inline content over the size limit is refused before anything is written.
+func TestFileWrittenInlineContentOverTheLimit(t *testing.T) {
+	h := &FileWritten{Blobs: failingBlobs{errors.New("must not be called")}, Files: noFiles{}, MaxSize: 8}
+	for _, body := range []string{
+		`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content":"123456789"}`,
+		`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content_base64":"MTIzNDU2Nzg5MDEyMzQ1Ng=="}`,
+	} {
+		_, err := h.Handle(context.Background(), messaging.Request{Body: []byte(body)})
+		if wire, _ := MapError(err); wire.Code != contracts.CodePayloadTooLarge {
+			t.Errorf("%s: %+v", body, wire)
+		}
+	}
+}
