@@ -123,6 +123,9 @@ func (h *FileWritten) inline(r contracts.FileWrittenRequest) ([]byte, error) {
 		if err != nil {
 			return nil, invalid("content_base64", "content_base64 is not standard base64: %v", err)
 		}
+		if int64(len(data)) > h.MaxSize {
+			return nil, &contracts.Error{Code: contracts.CodePayloadTooLarge, Message: fmt.Sprintf("content_base64 decodes to %d bytes, over the %d-byte limit", len(data), h.MaxSize), Field: "content_base64"}
+		}
 		return data, nil
 	}
 	return nil, nil

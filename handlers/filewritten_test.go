@@ -64,6 +64,7 @@ func TestFileWrittenInlineContentOverTheLimit(t *testing.T) {
 	for _, body := range []string{
 		`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content":"123456789"}`,
 		`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content_base64":"MTIzNDU2Nzg5MDEyMzQ1Ng=="}`,
+		`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content_base64":"MTIzNDU2Nzg5"}`, // 9 bytes, within the encoded-length slack
 	} {
 		_, err := h.Handle(context.Background(), messaging.Request{Body: []byte(body)})
 		if wire, _ := MapError(err); wire.Code != contracts.CodePayloadTooLarge {
