@@ -146,10 +146,15 @@ type env struct {
 
 func newEnv(t *testing.T, extra ...string) *env {
 	e := &env{nats: startNATS(t), bucket: "it-" + strings.ToLower(randomHex(5)), dir: t.TempDir(), extra: extra}
+	seedRegistry(t, e)
+	return e
+}
+
+func seedRegistry(t *testing.T, e *env) {
+	t.Helper()
 	if err := os.WriteFile(filepath.Join(e.dir, "llmservices.json"), []byte(`{"services":[{"id":"text-model","capabilities":{"input":["text"],"output":["text"]}}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return e
 }
 
 func (e *env) startWorker(t *testing.T, name string, extra ...string) *workerProc {

@@ -79,17 +79,28 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		url = s.embedded.ClientURL()
 		log.Info("embedded nats-server started", "url", url, "store", filepath.Join(cfg.DataDir, "jetstream"))
 	}
-	if s.subConn, err = connect(url, cfg.NATSCreds, "artifact-worker-consume", log); err != nil {
-		return nil, err
-	}
-	if s.pubConn, err = connect(url, cfg.NATSCreds, "artifact-worker-publish", log); err != nil {
+	// Dependencies that are still starting (a NATS or MinIO pod scheduled at the same time) are
+	// waited for, within StartupTimeout, instead of failing the start.
+	if err := retryStartup(ctx, log, "nats", func() error {
+		if s.subConn, err = connect(url, cfg.NATSCreds, "artifact-worker-consume", log); err != nil {
+			return err
+		}
+		if s.pubConn, err = connect(url, cfg.NATSCreds, "artifact-worker-publish", log); err != nil {
+			s.subConn.Close()
+			s.subConn = nil
+		}
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(s.pubConn)
 	if err != nil {
 		return nil, err
 	}
-	if s.store, err = OpenStore(ctx, cfg); err != nil {
+	if err := retryStartup(ctx, log, "storage", func() error {
+		s.store, err = OpenStore(ctx, cfg)
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	if cfg.LLMServicesFile != "" {
@@ -271,6 +282,29 @@ func (s *Service) close() {
 	if s.embedded != nil {
 		s.embedded.Shutdown()
 		s.embedded.WaitForShutdown()
+	}
+}
+
+// StartupTimeout bounds how long New waits for NATS and the object store to become reachable.
+const StartupTimeout = 60 * time.Second
+
+// retryStartup runs f until it succeeds, StartupTimeout passes or ctx ends, logging each failure.
+func retryStartup(ctx context.Context, log *slog.Logger, what string, f func() error) error {
+	deadline := time.Now().Add(StartupTimeout)
+	for wait := 500 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		log.Warn("waiting for a dependency", "dependency", what, "error", err.Error(), "retry_in", wait.String())
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
 	}
 }
 
