@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -148,12 +149,21 @@ func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) ([]by
 	if int64(info.Size) > s.maxBody {
 		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrTooLarge, name, info.Size, s.maxBody)
 	}
-	body, err := s.obj.GetBytes(ctx, name)
+	r, err := s.obj.Get(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrExpired, name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("claim check: fetch %s: %w", name, err)
+	}
+	defer r.Close()
+	// The object may have been replaced since GetInfo: read at most the limit regardless.
+	body, err := io.ReadAll(io.LimitReader(r, min(s.maxBody, math.MaxInt64-1)+1))
+	if err != nil {
+		return nil, fmt.Errorf("claim check: fetch %s: %w", name, err)
+	}
+	if int64(len(body)) > s.maxBody {
+		return nil, fmt.Errorf("%w: %s is over the %d-byte limit", ErrTooLarge, name, s.maxBody)
 	}
 	return body, nil
 }

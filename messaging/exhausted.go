@@ -40,7 +40,7 @@ func (p *Pipeline) watchExhausted() (*nats.Subscription, error) {
 		}
 		p.answers.Add(1)
 		go func() {
-			defer p.answers.Done()
+			defer p.answers.Add(-1)
 			p.answerExhausted(adv)
 		}()
 	})

@@ -116,7 +116,7 @@ type Pipeline struct {
 	sub      *subscriber
 	dlq      *wmjs.Publisher
 	draining atomic.Bool
-	answers  sync.WaitGroup // answerExhausted goroutines
+	answers  atomic.Int64 // answerExhausted goroutines running
 	advMu    sync.Mutex
 	metrics  instruments
 	handlers map[string]Handler
@@ -201,12 +201,15 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 
 // Run consumes until ctx is cancelled or Shutdown is called. It returns once the router stopped.
 func (p *Pipeline) Run(ctx context.Context) error {
-	sub, err := p.watchExhausted()
-	if err != nil {
-		return fmt.Errorf("messaging: subscribe to max-deliveries advisories: %w", err)
-	}
 	p.advMu.Lock()
-	p.advisory = sub
+	if !p.draining.Load() {
+		sub, err := p.watchExhausted()
+		if err != nil {
+			p.advMu.Unlock()
+			return fmt.Errorf("messaging: subscribe to max-deliveries advisories: %w", err)
+		}
+		p.advisory = sub
+	}
 	p.advMu.Unlock()
 	go func() {
 		select {
@@ -218,8 +221,8 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	return p.router.Run(ctx)
 }
 
-// Ready reports whether every consumer is bound and the pipeline is not shutting down.
-func (p *Pipeline) Ready() bool { return p.bound.Load() && !p.draining.Load() }
+// Ready reports whether every consumer is bound, pulls work, and the pipeline is not shutting down.
+func (p *Pipeline) Ready() bool { return p.bound.Load() && p.sub.Healthy() && !p.draining.Load() }
 
 // Running is closed once every handler has subscribed.
 func (p *Pipeline) Running() <-chan struct{} { return p.router.Running() }
@@ -230,24 +233,22 @@ func (p *Pipeline) Running() <-chan struct{} { return p.router.Running() }
 // Work that did not finish in time stays unacked and JetStream redelivers it after AckWait; Shutdown
 // then returns the deadline error.
 func (p *Pipeline) Shutdown(ctx context.Context) error {
-	p.draining.Store(true)
-	p.sub.stopFetching()
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.DrainTimeout)
-	defer cancel()
-	waitErr := p.sub.waitIdle(ctx)
-	closeErr := p.router.Close()
 	p.advMu.Lock()
+	p.draining.Store(true)
 	if p.advisory != nil {
-		_ = p.advisory.Unsubscribe()
+		// Drain: advisories already received are still answered.
+		_ = p.advisory.Drain()
 		p.advisory = nil
 	}
 	p.advMu.Unlock()
-	done := make(chan struct{})
-	go func() { p.answers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
+	p.sub.stopFetching()
+	drainCtx, cancel := context.WithTimeout(ctx, p.cfg.DrainTimeout)
+	defer cancel()
+	waitErr := p.sub.waitIdle(drainCtx)
+	closeErr := p.router.Close()
+	answersCtx, cancelAnswers := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelAnswers()
+	_ = waitZero(answersCtx, &p.answers)
 	return errors.Join(waitErr, closeErr)
 }
 

@@ -481,3 +481,22 @@ func TestOversizeClaimCheckIsRefused(t *testing.T) {
 		t.Fatalf("reply = %+v %+v", rep, rep.Error)
 	}
 }
+
+// A consumer deleted under a running worker turns readiness false; once it exists again (another
+// replica's start-up or an operator recreates it) the worker binds it again and serves.
+func TestDeletedConsumerIsReboundAndReadinessFollows(t *testing.T) {
+	r := newRig(t, messaging.Config{Concurrency: 1}, map[string]messaging.Handler{subj: echo})
+	waitFor(t, r.pipeline.Ready)
+	ctx := context.Background()
+	if err := r.js.DeleteConsumer(ctx, "WORKER_REQUESTS", messaging.ConsumerName(subj)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return !r.pipeline.Ready() })
+	if _, err := messaging.EnsureTopology(ctx, r.js, messaging.Topology{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return r.pipeline.Ready() })
+	if rep := r.reply(r.send(subj, `{"request_id":"after-rebind"}`, nil)); !rep.OK {
+		t.Fatalf("reply = %+v", rep.Error)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
@@ -43,11 +44,18 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		} else {
 			st.outcome, st.code = outcomeErrorReply, out.Reply.Error.Code
 		}
-		n, err := p.reply(ctx, replyTo, out.Reply)
+		// The reply gets a deadline of its own: a slow handler must not leave a large reply's claim
+		// check without time (a failed reply is retried, and with it the whole handler).
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replyTimeout)
+		defer cancel()
+		n, err := p.reply(rctx, replyTo, out.Reply)
 		st.bytesOut = n
 		return err
 	}
 }
+
+// replyTimeout bounds publishing one reply, claim check included.
+const replyTimeout = 30 * time.Second
 
 // Message is a request as stored in the stream.
 type Message struct {

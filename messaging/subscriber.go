@@ -6,27 +6,31 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// subscriber is the pipeline's Watermill Subscriber: each Subscribe call runs one pull Consume on the
-// durable consumer of the topic's subject (one message buffered at a time, so AckWait does not tick
-// for messages waiting in a buffer) and hands messages to the router one by one.
+// subscriber is the pipeline's Watermill Subscriber. Each Subscribe call (one per handler slot) runs
+// one goroutine that pulls one message at a time from the durable consumer of the topic's subject
+// (Next: nothing is buffered, so AckWait only ticks for the message being handled), gives it to the
+// router and settles it with JetStream.
 //
 // It replaces watermill-nats' jetstream.Subscriber, whose Close abandons the acks of messages still in
-// flight and whose drain could only hand messages back to the same replica. Here shutdown is in three
-// steps the pipeline controls:
+// flight and whose drain could only hand messages back to the same replica. Shutdown is in three steps
+// the pipeline controls:
 //
-//  1. stopFetching: every Consume is drained; a message already fetched but not yet given to the
-//     router is nak'ed at once, and since this replica no longer pulls, JetStream delivers it to
-//     another replica;
+//  1. stopFetching: slots stop pulling; a message that arrives at a slot after that is nak'ed at once,
+//     and since this replica no longer pulls, JetStream delivers it to another replica;
 //  2. waitIdle: messages in flight finish, and their ack or nak is sent on a context of its own;
-//  3. Close: the output channels close and the router's handlers end.
+//  3. Close: the slots end and close their output channels; the router's handlers end.
 //
-// A message whose handler outlives AckWait is left alone: JetStream redelivers it.
+// A message whose handler outlives AckWait is left alone: JetStream redelivers it. A pull that fails
+// (consumer deleted, JetStream unavailable) marks the subscriber unhealthy (Healthy, for readiness)
+// and the slot binds the consumer again with back-off.
 type subscriber struct {
 	js       jetstream.JetStream
 	stream   string
@@ -35,79 +39,112 @@ type subscriber struct {
 	log      *slog.Logger
 
 	mu       sync.Mutex
-	consumes []jetstream.ConsumeContext
 	stopping chan struct{}
 	stopped  bool
-	closing  chan struct{}
-	closed   bool
-	inflight sync.WaitGroup // messages between fetch and ack/nak
-	outputs  sync.WaitGroup // Subscribe goroutines that own an output channel
+	stopCtx  context.Context // cancelled by stopFetching: ends the pulls waiting for a message
+	stopPull context.CancelFunc
+	outputs  sync.WaitGroup // slot goroutines; Add happens under mu while not stopped
+	inflight atomic.Int64   // messages between fetch and ack/nak
+	failing  atomic.Int64   // slots whose last pull failed
 }
 
 func newSubscriber(js jetstream.JetStream, stream string, ackWait time.Duration, nakDelay func(uint64) time.Duration, log *slog.Logger) *subscriber {
-	return &subscriber{js: js, stream: stream, ackWait: ackWait, nakDelay: nakDelay, log: log,
-		stopping: make(chan struct{}), closing: make(chan struct{})}
+	s := &subscriber{js: js, stream: stream, ackWait: ackWait, nakDelay: nakDelay, log: log, stopping: make(chan struct{})}
+	s.stopCtx, s.stopPull = context.WithCancel(context.Background())
+	return s
 }
 
-// Subscribe binds the durable consumer of subject (made by EnsureTopology) and starts consuming.
+// Subscribe binds the durable consumer of subject (made by EnsureTopology) and starts one slot.
 func (s *subscriber) Subscribe(ctx context.Context, subject string) (<-chan *message.Message, error) {
+	cons, err := s.js.Consumer(ctx, s.stream, ConsumerName(subject))
+	if err != nil {
+		return nil, fmt.Errorf("bind consumer %s on %s: %w", ConsumerName(subject), s.stream, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
 		return nil, errors.New("messaging: subscriber is shutting down")
 	}
-	cons, err := s.js.Consumer(ctx, s.stream, ConsumerName(subject))
-	if err != nil {
-		return nil, fmt.Errorf("bind consumer %s on %s: %w", ConsumerName(subject), s.stream, err)
-	}
 	out := make(chan *message.Message)
-	ended := make(chan struct{}) // this subscription ends: nobody reads out any more
-	var callbacks sync.WaitGroup
-	cc, err := cons.Consume(func(msg jetstream.Msg) {
-		callbacks.Add(1)
-		defer callbacks.Done()
-		s.handle(msg, out, ended)
-	}, jetstream.PullMaxMessages(1), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
-			s.log.Debug("consume", "subject", subject, "error", err.Error())
-		}
-	}))
-	if err != nil {
-		return nil, fmt.Errorf("consume %s: %w", subject, err)
-	}
-	s.consumes = append(s.consumes, cc)
 	s.outputs.Add(1)
-	go func() {
-		defer s.outputs.Done()
-		select {
-		case <-s.closing:
-		case <-ctx.Done():
-		}
-		close(ended)
-		cc.Drain()
-		<-cc.Closed()
-		callbacks.Wait()
-		close(out)
-	}()
+	go s.slot(ctx, subject, cons, out)
 	return out, nil
 }
 
+// slot pulls and hands over messages until fetching stops, then closes out (it is out's only writer).
+func (s *subscriber) slot(ctx context.Context, subject string, cons jetstream.Consumer, out chan<- *message.Message) {
+	defer s.outputs.Done()
+	defer close(out)
+	failed := false
+	setFailed := func(v bool) {
+		if v != failed {
+			failed = v
+			if v {
+				s.failing.Add(1)
+			} else {
+				s.failing.Add(-1)
+			}
+		}
+	}
+	defer setFailed(false)
+	// A pull waits for a message until it expires (pullWait) or fetching stops.
+	pullCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.stopCtx, cancel)()
+	wait := 500 * time.Millisecond
+	for !s.isStopping() && ctx.Err() == nil {
+		msg, err := s.next(pullCtx, cons)
+		switch {
+		case err == nil:
+			setFailed(false)
+			wait = 500 * time.Millisecond
+			s.handle(ctx, msg, out)
+		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded), pullCtx.Err() != nil:
+			setFailed(false)
+		default:
+			setFailed(true)
+			s.log.Warn("pull failed; binding the consumer again", "subject", subject, "error", err.Error(), "retry_in", wait.String())
+			select {
+			case <-s.stopping:
+				return
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 10*time.Second)
+			if c, err := s.js.Consumer(ctx, s.stream, ConsumerName(subject)); err == nil {
+				cons = c
+			}
+		}
+	}
+}
+
+// pullWait is how long one pull waits for a message. It bounds how soon a slot notices a consumer
+// that was deleted; stopping does not wait for it.
+const pullWait = 5 * time.Second
+
+func (s *subscriber) next(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
+	ctx, cancel := context.WithTimeout(ctx, pullWait)
+	defer cancel()
+	return cons.Next(jetstream.FetchContext(ctx))
+}
+
 // handle gives one message to the router and settles it with JetStream.
-func (s *subscriber) handle(msg jetstream.Msg, out chan<- *message.Message, ended <-chan struct{}) {
+func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *message.Message) {
 	s.inflight.Add(1)
-	defer s.inflight.Done()
+	defer s.inflight.Add(-1)
 	m := toMessage(msg)
 	// Handlers run on a context of their own: shutting the router down must not cancel work in flight.
-	ctx, cancel := context.WithCancel(context.Background())
+	mctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m.SetContext(ctx)
+	m.SetContext(mctx)
 	select {
 	case out <- m:
 	case <-s.stopping:
 		// Fetched but never started: hand it to another replica at once.
 		s.settle(func(context.Context) error { return msg.Nak() })
 		return
-	case <-ended:
+	case <-ctx.Done():
 		s.settle(func(context.Context) error { return msg.Nak() })
 		return
 	}
@@ -136,45 +173,53 @@ func (s *subscriber) settle(f func(context.Context) error) {
 	}
 }
 
-// stopFetching drains every Consume: no more pulls, buffered messages are handed back.
+func (s *subscriber) isStopping() bool {
+	select {
+	case <-s.stopping:
+		return true
+	default:
+		return false
+	}
+}
+
+// Healthy reports whether every slot's last pull worked.
+func (s *subscriber) Healthy() bool { return s.failing.Load() == 0 }
+
+// stopFetching makes every slot stop pulling.
 func (s *subscriber) stopFetching() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stopped {
-		return
-	}
-	s.stopped = true
-	close(s.stopping)
-	for _, cc := range s.consumes {
-		cc.Drain()
+	if !s.stopped {
+		s.stopped = true
+		close(s.stopping)
+		s.stopPull()
 	}
 }
 
 // waitIdle waits until every fetched message was acked or nak'ed, or ctx ends.
 func (s *subscriber) waitIdle(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		s.inflight.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return waitZero(ctx, &s.inflight)
 }
 
-// Close stops fetching and closes the output channels. It does not wait for messages in flight:
-// call waitIdle first.
+// Close stops fetching and waits for the slots to end and close their output channels. It does not
+// wait for messages in flight beyond AckWait: call waitIdle first.
 func (s *subscriber) Close() error {
 	s.stopFetching()
-	s.mu.Lock()
-	if !s.closed {
-		s.closed = true
-		close(s.closing)
-	}
-	s.mu.Unlock()
 	s.outputs.Wait()
+	return nil
+}
+
+// waitZero polls n until it is zero or ctx ends. (A sync.WaitGroup cannot be used: work keeps arriving
+// while Shutdown waits.)
+func waitZero(ctx context.Context, n *atomic.Int64) error {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for n.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 	return nil
 }

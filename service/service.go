@@ -235,20 +235,19 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	pipelineDone := make(chan error, 1)
 	go func() { pipelineDone <- s.pipeline.Run(runCtx) }()
+	var runErr error
 	select {
 	case <-s.pipeline.Running():
 		s.log.Info("worker ready", "http", s.listener.Addr().String(), "concurrency", s.cfg.Concurrency)
-	case err := <-pipelineDone:
-		return fmt.Errorf("pipeline: %w", err)
-	case <-ctx.Done():
-	}
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-	case runErr = <-errc:
+		select {
+		case <-ctx.Done():
+		case runErr = <-errc:
+		case runErr = <-pipelineDone:
+			runErr = fmt.Errorf("pipeline stopped: %w", runErr)
+		}
 	case runErr = <-pipelineDone:
-		runErr = fmt.Errorf("pipeline stopped: %w", runErr)
+		runErr = fmt.Errorf("pipeline: %w", runErr)
+	case <-ctx.Done():
 	}
 	s.log.Info("shutting down", "drain_timeout", s.cfg.DrainTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout+5*time.Second)
@@ -256,7 +255,10 @@ func (s *Service) Run(ctx context.Context) error {
 	if err := s.pipeline.Shutdown(shutdownCtx); err != nil {
 		s.log.Warn("in-flight work not finished; JetStream redelivers it", "error", err.Error())
 	}
-	_ = s.http.Shutdown(shutdownCtx)
+	// Downloads in progress get a budget of their own, not what the drain left.
+	httpCtx, cancelHTTP := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelHTTP()
+	_ = s.http.Shutdown(httpCtx)
 	s.close()
 	s.log.Info("stopped")
 	return runErr
