@@ -41,17 +41,13 @@ type subscriber struct {
 	mu       sync.Mutex
 	stopping chan struct{}
 	stopped  bool
-	stopCtx  context.Context // cancelled by stopFetching: ends the pulls waiting for a message
-	stopPull context.CancelFunc
 	outputs  sync.WaitGroup // slot goroutines; Add happens under mu while not stopped
 	inflight atomic.Int64   // messages between fetch and ack/nak
 	failing  atomic.Int64   // slots whose last pull failed
 }
 
 func newSubscriber(js jetstream.JetStream, stream string, ackWait time.Duration, nakDelay func(uint64) time.Duration, log *slog.Logger) *subscriber {
-	s := &subscriber{js: js, stream: stream, ackWait: ackWait, nakDelay: nakDelay, log: log, stopping: make(chan struct{})}
-	s.stopCtx, s.stopPull = context.WithCancel(context.Background())
-	return s
+	return &subscriber{js: js, stream: stream, ackWait: ackWait, nakDelay: nakDelay, log: log, stopping: make(chan struct{})}
 }
 
 // Subscribe binds the durable consumer of subject (made by EnsureTopology) and starts one slot.
@@ -87,19 +83,15 @@ func (s *subscriber) slot(ctx context.Context, subject string, cons jetstream.Co
 		}
 	}
 	defer setFailed(false)
-	// A pull waits for a message until it expires (pullWait) or fetching stops.
-	pullCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(s.stopCtx, cancel)()
 	wait := 500 * time.Millisecond
 	for !s.isStopping() && ctx.Err() == nil {
-		msg, err := s.next(pullCtx, cons)
+		msg, err := s.next(ctx, cons)
 		switch {
 		case err == nil:
 			setFailed(false)
 			wait = 500 * time.Millisecond
 			s.handle(ctx, msg, out)
-		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded), pullCtx.Err() != nil:
+		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil:
 			setFailed(false)
 		default:
 			setFailed(true)
@@ -119,9 +111,11 @@ func (s *subscriber) slot(ctx context.Context, subject string, cons jetstream.Co
 	}
 }
 
-// pullWait is how long one pull waits for a message. It bounds how soon a slot notices a consumer
-// that was deleted; stopping does not wait for it.
-const pullWait = 5 * time.Second
+// pullWait is how long one pull waits for a message. It bounds how soon a slot notices that fetching
+// stopped or that its consumer was deleted. A pull is never abandoned early: a message the server is
+// already sending to an abandoned pull would wait AckWait before another replica got it, while one
+// that arrives at a stopping slot is handed back at once.
+const pullWait = 2 * time.Second
 
 func (s *subscriber) next(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
 	ctx, cancel := context.WithTimeout(ctx, pullWait)
@@ -192,7 +186,6 @@ func (s *subscriber) stopFetching() {
 	if !s.stopped {
 		s.stopped = true
 		close(s.stopping)
-		s.stopPull()
 	}
 }
 
