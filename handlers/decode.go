@@ -76,3 +76,13 @@ func dialect(s string) (string, error) {
 	}
 	return "", invalid("dialect", "dialect %q is not supported (use %q or %q)", s, contracts.DialectOpenAIChat, contracts.DialectAnthropic)
 }
+
+// presentation validates the optional locale and dialect of a request that returns message parts.
+func presentation(loc, dia string) (string, string, error) {
+	l, err := locale(loc)
+	if err != nil {
+		return "", "", err
+	}
+	d, err := dialect(dia)
+	return l, d, err
+}

@@ -46,11 +46,7 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	if err := decode(req.Body, &r); err != nil {
 		return nil, err
 	}
-	loc, err := locale(r.Locale)
-	if err != nil {
-		return nil, err
-	}
-	dia, err := dialect(r.Dialect)
+	loc, dia, err := presentation(r.Locale, r.Dialect)
 	if err != nil {
 		return nil, err
 	}

@@ -57,11 +57,7 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (an
 	if err := decode(req.Body, &r); err != nil {
 		return nil, err
 	}
-	loc, err := locale(r.Locale)
-	if err != nil {
-		return nil, err
-	}
-	dia, err := dialect(r.Dialect)
+	loc, dia, err := presentation(r.Locale, r.Dialect)
 	if err != nil {
 		return nil, err
 	}

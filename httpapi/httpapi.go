@@ -35,9 +35,6 @@ func New(metrics http.Handler, checks []Check) *Server {
 	return s
 }
 
-// Handle registers an extra route on the server.
-func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
-
 // Handler returns the root handler.
 func (s *Server) Handler() http.Handler { return s.mux }
 

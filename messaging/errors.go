@@ -1,7 +1,6 @@
 package messaging
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -28,19 +27,4 @@ func invalidRequest(field, format string, args ...any) error {
 		Message: fmt.Sprintf(format, args...),
 		Field:   field,
 	}}
-}
-
-// finalError marks an error that ends the message's life: it was answered with an error reply and
-// must be dead-lettered and acked, never redelivered.
-type finalError struct {
-	err    error
-	reason string
-}
-
-func (e *finalError) Error() string { return e.reason + ": " + e.err.Error() }
-func (e *finalError) Unwrap() error { return e.err }
-
-func isFinal(err error) bool {
-	var f *finalError
-	return errors.As(err, &f)
 }
