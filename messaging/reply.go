@@ -62,9 +62,11 @@ func encodeReply(env contracts.Reply) ([][]byte, error) {
 
 // validReplySubject reports whether s can be published to as a reply: non-empty tokens, no
 // wildcards or spaces, not a system subject ($JS, $KV, $O, ...) and not a subject the worker's streams
-// capture (a reply there would be stored as a new request or a forged dead letter).
+// capture (a reply there would be stored as a new request or a forged dead letter) and not a plain
+// request/reply subject (it would be stored as a request too).
 func validReplySubject(s string) bool {
-	if s == "" || len(s) > 1024 || s[0] == '$' || strings.HasPrefix(s, contracts.DeadLetterPrefix) || strings.HasPrefix(s, "replay.") {
+	if s == "" || len(s) > 1024 || s[0] == '$' || strings.HasPrefix(s, contracts.DeadLetterPrefix) || strings.HasPrefix(s, "replay.") ||
+		strings.HasPrefix(s, contracts.RequestReplyPrefix) {
 		return false
 	}
 	for _, req := range contracts.RequestSubjects {

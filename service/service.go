@@ -20,6 +20,7 @@ import (
 	"github.com/agentworks/artifact-worker/handlers"
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/httpapi"
+	"github.com/agentworks/artifact-worker/internal/buildinfo"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
@@ -50,6 +51,8 @@ type Service struct {
 	store     Store
 	registry  *llmservices.Watcher
 	pipeline  *messaging.Pipeline
+	js        jetstream.JetStream
+	front     *messaging.RequestReply
 	telemetry *telemetry.Telemetry
 	http      *http.Server
 	listener  net.Listener
@@ -97,6 +100,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	if err != nil {
 		return nil, err
 	}
+	s.js = js
 	if err := retryStartup(ctx, log, "storage", func() error {
 		s.store, err = OpenStore(ctx, cfg)
 		return err
@@ -204,6 +208,20 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	}, nil
 }
 
+// startFront registers the plain request/reply front (the NATS micro service) on the consuming
+// connection; it stores requests through the publishing one.
+func (s *Service) startFront() error {
+	front, err := messaging.StartRequestReply(s.subConn, s.js, messaging.RequestReplyConfig{
+		Version:  buildinfo.Version,
+		Metadata: map[string]string{"commit": buildinfo.CommitOrUnknown()},
+	}, s.log)
+	if err != nil {
+		return fmt.Errorf("request/reply front: %w", err)
+	}
+	s.front = front
+	return nil
+}
+
 // capabilities returns the registry to route with: the watched file, or the built-in default.
 func (s *Service) capabilities() handlers.Capabilities {
 	if s.registry != nil {
@@ -238,6 +256,9 @@ func (s *Service) Run(ctx context.Context) error {
 	var runErr error
 	select {
 	case <-s.pipeline.Running():
+		if runErr = s.startFront(); runErr != nil {
+			break
+		}
 		s.log.Info("worker ready", "http", s.listener.Addr().String(), "concurrency", s.cfg.Concurrency)
 		select {
 		case <-ctx.Done():
@@ -250,6 +271,10 @@ func (s *Service) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	s.log.Info("shutting down", "drain_timeout", s.cfg.DrainTimeout.String())
+	if s.front != nil {
+		// No new plain requests are taken; those already stored are handled (or redelivered).
+		_ = s.front.Stop()
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout+5*time.Second)
 	defer cancel()
 	if err := s.pipeline.Shutdown(shutdownCtx); err != nil {

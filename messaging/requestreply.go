@@ -1,0 +1,195 @@
+package messaging
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// RequestReplyConfig configures the plain request/reply front (see StartRequestReply).
+type RequestReplyConfig struct {
+	// Subjects are the v1 request subjects to serve (default contracts.RequestSubjects); each gets
+	// the endpoint contracts.RequestReplySubject(subject).
+	Subjects []string
+	// Version is the worker's semantic version, shown by `nats micro info`.
+	Version string
+	// Metadata is shown by `nats micro info` (commit, contract version).
+	Metadata map[string]string
+	// MaxInFlight bounds the requests being stored at once (default 256); more wait for a slot.
+	MaxInFlight int
+	// PublishTimeout bounds waiting for JetStream's PubAck (default 5s); past it the caller is
+	// answered unavailable.
+	PublishTimeout time.Duration
+}
+
+func (c *RequestReplyConfig) setDefaults() {
+	if len(c.Subjects) == 0 {
+		c.Subjects = contracts.RequestSubjects
+	}
+	if c.MaxInFlight <= 0 {
+		c.MaxInFlight = 256
+	}
+	if c.PublishTimeout <= 0 {
+		c.PublishTimeout = 5 * time.Second
+	}
+}
+
+// RequestReply is the worker's plain request/reply front: a NATS micro service (`nats micro ls`
+// shows it) whose endpoints take a core NATS request on contracts.RequestReplySubject(subject) and
+// store it in JetStream on subject, with Reply-To set to the caller's reply inbox and Nats-Msg-Id to
+// its request_id. The stored request is then consumed and answered like one published with the v1
+// JetStream contract, so the caller's `nc.request` gets the worker's reply and the request is as
+// durable (replayable, redelivered to another replica) as any other.
+//
+// The front answers by itself only when the request could not be stored: duplicate_request when
+// JetStream already holds its request_id, unavailable (retryable) when the publish failed.
+// Claim-Check, traceparent, tracestate and other application headers are forwarded unchanged, so
+// claim check works in both directions.
+//
+// Endpoints use the queue group contracts.ServiceName: replicas share the requests.
+type RequestReply struct {
+	svc      micro.Service
+	js       jetstream.Publisher
+	cfg      RequestReplyConfig
+	log      *slog.Logger
+	slots    chan struct{}
+	inFlight sync.WaitGroup
+}
+
+// StartRequestReply registers the micro service on nc and starts taking requests, which it stores
+// with js. Stop it before the pipeline shuts down.
+func StartRequestReply(nc *nats.Conn, js jetstream.Publisher, cfg RequestReplyConfig, log *slog.Logger) (*RequestReply, error) {
+	cfg.setDefaults()
+	f := &RequestReply{js: js, cfg: cfg, log: log, slots: make(chan struct{}, cfg.MaxInFlight)}
+	md := map[string]string{"contract_version": contracts.Version}
+	for k, v := range cfg.Metadata {
+		md[k] = v
+	}
+	svc, err := micro.AddService(nc, micro.Config{
+		Name:        contracts.ServiceName,
+		Version:     cfg.Version,
+		Description: "artifact worker: plain request/reply on " + contracts.RequestReplyPrefix + "<subject>, stored in JetStream before it is handled",
+		Metadata:    md,
+		QueueGroup:  contracts.ServiceName,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("micro service: %w", err)
+	}
+	for _, subject := range cfg.Subjects {
+		name := strings.NewReplacer(".", "_", "*", "_", ">", "_").Replace(subject)
+		err := svc.AddEndpoint(name, f.handler(subject),
+			micro.WithEndpointSubject(contracts.RequestReplySubject(subject)),
+			micro.WithEndpointMetadata(map[string]string{"stream_subject": subject}))
+		if err != nil {
+			_ = svc.Stop()
+			return nil, fmt.Errorf("micro endpoint %s: %w", name, err)
+		}
+	}
+	f.svc = svc
+	return f, nil
+}
+
+// Stop unsubscribes the endpoints and waits for the requests being stored.
+func (f *RequestReply) Stop() error {
+	err := f.svc.Stop()
+	f.inFlight.Wait()
+	return err
+}
+
+// Info is the micro service's info (name, version, endpoints), as `nats micro info` shows it.
+func (f *RequestReply) Info() micro.Info { return f.svc.Info() }
+
+// handler stores each request in its own goroutine (at most MaxInFlight at once) so one slow PubAck
+// does not hold up the endpoint's other callers.
+func (f *RequestReply) handler(subject string) micro.HandlerFunc {
+	return func(req micro.Request) {
+		f.slots <- struct{}{}
+		f.inFlight.Add(1)
+		go func() {
+			defer func() { <-f.slots; f.inFlight.Done() }()
+			f.store(subject, req)
+		}()
+	}
+}
+
+// forwardedHeader reports whether a caller's header is stored with the request. Reply-To is the
+// front's to set; JetStream's own Nats-* headers (expected sequence, TTL, ...) are not the caller's
+// to steer, except Nats-Msg-Id, which names the request when its body is claim-checked.
+func forwardedHeader(k string) bool {
+	if k == contracts.HeaderReplyTo {
+		return false
+	}
+	return !strings.HasPrefix(k, "Nats-") || k == contracts.HeaderMsgID
+}
+
+func (f *RequestReply) store(subject string, req micro.Request) {
+	msg := &nats.Msg{Subject: subject, Header: nats.Header{}, Data: req.Data()}
+	for k, v := range req.Headers() {
+		if forwardedHeader(k) {
+			msg.Header[k] = append([]string(nil), v...)
+		}
+	}
+	reply := req.Reply()
+	if reply != "" {
+		if !validReplySubject(reply) {
+			// Answering there could store a request or forge a dead letter: the request is dropped.
+			f.log.Warn("request dropped", "subject", subject, "outcome", "invalid_reply_subject", "reply", reply)
+			return
+		}
+		msg.Header.Set(contracts.HeaderReplyTo, reply)
+	}
+	id := msg.Header.Get(contracts.HeaderMsgID)
+	if id == "" {
+		var env contracts.Envelope
+		if json.Unmarshal(msg.Data, &env) == nil && env.RequestID != "" {
+			id = env.RequestID
+			msg.Header.Set(contracts.HeaderMsgID, id)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.PublishTimeout)
+	defer cancel()
+	ack, err := f.js.PublishMsg(ctx, msg)
+	switch {
+	case err != nil:
+		f.log.Warn("request not stored", "subject", subject, "request_id", id, "outcome", "unavailable", "error", err.Error())
+		f.answer(req, id, "503", &contracts.Error{Code: contracts.CodeUnavailable, Retryable: true,
+			Message: "the request could not be stored in JetStream: " + errText(err)})
+	case ack.Duplicate:
+		f.answer(req, id, "409", &contracts.Error{Code: contracts.CodeDuplicateRequest,
+			Message: fmt.Sprintf("request_id %q was already sent within the de-duplication window (2 minutes); its reply went to the first sender; use a new request_id", id)})
+	}
+}
+
+func errText(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "no acknowledgement in time"
+	}
+	return err.Error()
+}
+
+// answer replies to the caller with an error envelope (and the micro service error headers, which
+// count it in `nats micro stats`).
+func (f *RequestReply) answer(req micro.Request, requestID, status string, e *contracts.Error) {
+	if req.Reply() == "" {
+		return
+	}
+	body, err := json.Marshal(contracts.Reply{RequestID: requestID, Error: e})
+	if err != nil {
+		return
+	}
+	hdr := micro.WithHeaders(micro.Headers{contracts.HeaderContractVersion: []string{contracts.Version}})
+	if err := req.Error(status, e.Message, body, hdr); err != nil {
+		f.log.Warn("reply not sent", "subject", req.Subject(), "request_id", requestID, "error", err.Error())
+	}
+}
