@@ -40,7 +40,28 @@ type GetArtifactRequest struct {
 	Dialect string `json:"dialect,omitempty"`
 	// Locale of descriptions: zh (default) or en.
 	Locale string `json:"locale,omitempty"`
+	// Media says where the reply carries the artifact's media (base64): MediaBoth (default), MediaResult
+	// or MediaAssembly. One copy halves the reply of an image or file.
+	Media string `json:"media,omitempty"`
 }
+
+// Where a reply carries media (the "media" request field of tool.get_artifact and
+// tool.get_history_image).
+//
+// The default is MediaBoth so that callers written before the field existed keep working whichever
+// half they read (contract v1 grows by optional fields only). A caller that reads one half should ask
+// for it: the reply of an image or file is then half the size, so half the base64, JSON and claim-check
+// traffic.
+const (
+	// MediaBoth: the seeds' fields (imageUrl/file, or content blocks) and the assembly both carry the
+	// media; the reply holds it twice.
+	MediaBoth = "both"
+	// MediaResult: only the seeds' fields carry the media; assembly is left out.
+	MediaResult = "result"
+	// MediaAssembly: only the assembly carries the media; imageUrl and file (or the content blocks)
+	// are left out, everything else of the result stays.
+	MediaAssembly = "assembly"
+)
 
 // Content types and routings of a ContentRouteResult.
 const (
@@ -119,10 +140,11 @@ type ArtifactMetadata struct {
 }
 
 // GetArtifactResult is the result of tool.get_artifact: the ContentRouteResult fields at the top
-// level, plus Assembly, the message parts ready to send in the requested dialect.
+// level, plus Assembly, the message parts ready to send in the requested dialect. With media
+// "assembly" the result has no ImageURL or File; with media "result" it has no Assembly.
 type GetArtifactResult struct {
 	ContentRouteResult
-	Assembly Assembly `json:"assembly"`
+	Assembly Assembly `json:"assembly,omitzero"`
 }
 
 // Assembly holds what the agent runtime sends to the model for a tool call's result.

@@ -9,6 +9,8 @@ type GetHistoryImageRequest struct {
 	ImageMD5 string `json:"image_md5"`
 	Dialect  string `json:"dialect,omitempty"`
 	Locale   string `json:"locale,omitempty"`
+	// Media: MediaBoth (default), MediaResult (Content only) or MediaAssembly (Assembly only).
+	Media string `json:"media,omitempty"`
 }
 
 // HistoryImageBlock is the seeds' multimodal block: {"type":"image","mime_type","base64"}.
@@ -18,10 +20,11 @@ type HistoryImageBlock struct {
 	Base64   string `json:"base64"`
 }
 
-// GetHistoryImageResult is the result of tool.get_history_image.
+// GetHistoryImageResult is the result of tool.get_history_image. With media "assembly" it has no
+// Content; with media "result" no Assembly.
 type GetHistoryImageResult struct {
-	Content  []HistoryImageBlock `json:"content"`
-	Assembly Assembly            `json:"assembly"`
+	Content  []HistoryImageBlock `json:"content,omitempty"`
+	Assembly Assembly            `json:"assembly,omitzero"`
 }
 
 // PreprocessRequest is the body of context.preprocess. Messages is a list of [role, content] pairs

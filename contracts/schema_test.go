@@ -54,6 +54,8 @@ var schemaEnums = []struct {
 	{"get_artifact.request.json", "/properties/dialect/enum", "Dialect"},
 	{"get_artifact.request.json", "/properties/locale/enum", "Locale"},
 	{"get_artifact.request.json", "/properties/capabilities/items/enum", "Cap"},
+	{"get_artifact.request.json", "/properties/media/enum", "Media"},
+	{"get_history_image.request.json", "/properties/media/enum", "Media"},
 	{"get_artifact.result.json", "/properties/contentType/enum", "Content"},
 	{"get_artifact.result.json", "/properties/routing/enum", "Route"},
 	{"get_artifact.result.json", "/$defs/ArtifactMetadata/properties/type/enum", "Kind"},

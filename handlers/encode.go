@@ -11,11 +11,18 @@ import (
 // encodeResult writes a contracts.GetArtifactResult as JSON. json.Marshal of the struct would pass
 // over the assembly's parts twice (encoding/json validates and compacts embedded raw JSON), and those
 // parts carry the artifact's base64; here the route result is encoded once and the assembly's parts,
-// already compact JSON from routing, are copied in.
-func encodeResult(r contracts.ContentRouteResult, a contracts.Assembly) (messaging.Encoded, error) {
+// already compact JSON from routing, are copied in. media (contracts.Media*) says which half
+// carries the media: the route result's imageUrl/file, the assembly, or both.
+func encodeResult(r contracts.ContentRouteResult, a contracts.Assembly, media string) (messaging.Encoded, error) {
+	if media == contracts.MediaAssembly {
+		r.ImageURL, r.File = nil, nil
+	}
 	head, err := json.Marshal(r)
 	if err != nil || len(head) < 2 || head[len(head)-1] != '}' {
 		return nil, fmt.Errorf("encode result: %v", err)
+	}
+	if media == contracts.MediaResult {
+		return head, nil
 	}
 	dialect, _ := json.Marshal(a.Dialect)
 	size := len(head) + len(a.ToolContent) + 64

@@ -11,7 +11,8 @@ import (
 	"github.com/agentworks/artifact-worker/routing"
 )
 
-// encodeResult must produce the same JSON document as json.Marshal of the result type.
+// encodeResult must produce the same JSON document as json.Marshal of the result type, for every
+// media choice: both halves, the route result only (no assembly), the assembly only (no imageUrl/file).
 func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 	inputs := []routing.Input{
 		{ID: "img", Filename: "a <b>.png", DeclaredMIME: "image/png", Content: testfiles.PNG(8, 8), Capabilities: routing.NewCapabilities("vision"), CreatedAt: time.Unix(1700000000, 0).UTC()},
@@ -21,20 +22,29 @@ func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 	}
 	for _, in := range inputs {
 		for _, dialect := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic} {
-			res := routing.Route(in)
-			asm := routing.Assemble(res, dialect)
-			got, err := encodeResult(res, asm)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, _ := json.Marshal(contracts.GetArtifactResult{ContentRouteResult: res, Assembly: asm})
-			var g, w any
-			if err := json.Unmarshal(got, &g); err != nil {
-				t.Fatalf("%s/%s: invalid JSON: %v\n%s", in.ID, dialect, err, got)
-			}
-			_ = json.Unmarshal(want, &w)
-			if !reflect.DeepEqual(g, w) {
-				t.Fatalf("%s/%s:\n got %s\nwant %s", in.ID, dialect, got, want)
+			for _, media := range []string{contracts.MediaBoth, contracts.MediaResult, contracts.MediaAssembly} {
+				res := routing.Route(in)
+				asm := routing.Assemble(res, dialect)
+				got, err := encodeResult(res, asm, media)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantRes := contracts.GetArtifactResult{ContentRouteResult: res, Assembly: asm}
+				switch media {
+				case contracts.MediaResult:
+					wantRes.Assembly = contracts.Assembly{}
+				case contracts.MediaAssembly:
+					wantRes.ImageURL, wantRes.File = nil, nil
+				}
+				want, _ := json.Marshal(wantRes)
+				var g, w any
+				if err := json.Unmarshal(got, &g); err != nil {
+					t.Fatalf("%s/%s/%s: invalid JSON: %v\n%s", in.ID, dialect, media, err, got)
+				}
+				_ = json.Unmarshal(want, &w)
+				if !reflect.DeepEqual(g, w) {
+					t.Fatalf("%s/%s/%s:\n got %s\nwant %s", in.ID, dialect, media, got, want)
+				}
 			}
 		}
 	}

@@ -50,6 +50,10 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
+	med, err := media(r.Media)
+	if err != nil {
+		return nil, err
+	}
 	caps, err := h.capabilities(r)
 	if err != nil {
 		return nil, err
@@ -93,7 +97,7 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 		}
 	}
 	res := routing.Route(in)
-	return encodeResult(res, routing.Assemble(res, dia))
+	return encodeResult(res, routing.Assemble(res, dia), med)
 }
 
 // capabilities is the explicit list when the request has one, else the registry's entry.

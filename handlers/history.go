@@ -61,6 +61,10 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (an
 	if err != nil {
 		return nil, err
 	}
+	med, err := media(r.Media)
+	if err != nil {
+		return nil, err
+	}
 	md5, err := historyimage.NormalizeID(r.ImageMD5)
 	if err != nil {
 		return nil, &contracts.Error{Code: contracts.CodeInvalidImageID, Message: historyimage.Message(contracts.CodeInvalidImageID, loc), Field: "image_md5"}
@@ -72,9 +76,12 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	text := historyimage.Placeholder(md5)
-	return contracts.GetHistoryImageResult{
-		Content:  []contracts.HistoryImageBlock{{Type: "image", MimeType: img.MimeType, Base64: img.Data}},
-		Assembly: routing.AssembleImage(img.MimeType, img.Data, text, dia),
-	}, nil
+	var res contracts.GetHistoryImageResult
+	if med != contracts.MediaAssembly {
+		res.Content = []contracts.HistoryImageBlock{{Type: "image", MimeType: img.MimeType, Base64: img.Data}}
+	}
+	if med != contracts.MediaResult {
+		res.Assembly = routing.AssembleImage(img.MimeType, img.Data, historyimage.Placeholder(md5), dia)
+	}
+	return res, nil
 }

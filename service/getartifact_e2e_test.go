@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -189,6 +190,49 @@ func TestGetArtifactAssemblyDialects(t *testing.T) {
 			t.Fatalf("no image block with the artifact's bytes: %.300s", res.Assembly.ToolContent)
 		}
 	})
+	// media asks for one copy of the image: the reply's raw bytes hold its base64 exactly once.
+	for _, tt := range []struct {
+		media              string
+		copies             int
+		imageURL, assembly bool
+	}{
+		{"", 2, true, true},
+		{contracts.MediaBoth, 2, true, true},
+		{contracts.MediaResult, 1, true, false},
+		{contracts.MediaAssembly, 1, false, true},
+	} {
+		t.Run("media "+tt.media, func(t *testing.T) {
+			for _, dialect := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic} {
+				rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "vision-model", Dialect: dialect, Media: tt.media})
+				if !rep.OK {
+					t.Fatalf("error reply: %+v", rep.Error)
+				}
+				if n := bytes.Count(rep.Result, []byte(b64)); n != tt.copies {
+					t.Errorf("%s: the image is in the result %d times, want %d", dialect, n, tt.copies)
+				}
+				if (res.ImageURL != nil) != tt.imageURL || (res.Assembly.Dialect != "") != tt.assembly {
+					t.Errorf("%s: imageUrl %v, assembly %q; want imageUrl %v, assembly %v", dialect, res.ImageURL != nil, res.Assembly.Dialect, tt.imageURL, tt.assembly)
+				}
+				if res.Routing != contracts.RouteImageURL || res.Metadata.Size != int64(len(png)) || !strings.Contains(res.Content, "img.png") {
+					t.Errorf("%s: the rest of the result must stay: %+v", dialect, res.ContentRouteResult)
+				}
+			}
+		})
+	}
+	t.Run("the Go client asks for the assembly only", func(t *testing.T) {
+		res, err := w.Client.GetArtifact(t.Context(), contracts.GetArtifactRequest{RequestID: "cl-" + randomHex(6), Ref: "img", ServiceID: "vision-model"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ImageURL != nil || len(res.Assembly.FollowUp) != 1 || !bytes.Contains(res.Assembly.FollowUp[0].Content, []byte(b64)) {
+			t.Fatalf("imageUrl %v, assembly %+v", res.ImageURL != nil, res.Assembly)
+		}
+		_, err = w.Client.GetArtifact(t.Context(), contracts.GetArtifactRequest{RequestID: "cl-" + randomHex(6), Ref: "nope"})
+		var werr *contracts.Error
+		if !errors.As(err, &werr) || werr.Code != contracts.CodeArtifactNotFound {
+			t.Fatalf("error = %v, want artifact_not_found", err)
+		}
+	})
 	t.Run("english description", func(t *testing.T) {
 		_, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "text-model", Locale: "en"})
 		if !strings.Contains(res.Content, "img.png") || strings.Contains(res.Content, "无法读取") || !strings.Contains(res.Content, "PNG image") {
@@ -223,6 +267,7 @@ func TestGetArtifactErrors(t *testing.T) {
 		{"ref of the wrong type", `{"request_id":"r2","ref":42}`, "ref"},
 		{"unknown dialect", `{"request_id":"r3","ref":"a","dialect":"cobol"}`, "dialect"},
 		{"unknown locale", `{"request_id":"r4","ref":"a","locale":"xx"}`, "locale"},
+		{"unknown media", `{"request_id":"r6","ref":"a","media":"none"}`, "media"},
 		{"unknown capability", `{"request_id":"r5","ref":"a","capabilities":["smell"]}`, "capabilities"},
 		{"missing request_id", `{"ref":"a"}`, "request_id"},
 	}

@@ -101,6 +101,27 @@ func TestPreprocessAndGetHistoryImage(t *testing.T) {
 			t.Fatalf("anthropic assembly: %+v %.200s", rep.Error, img.Assembly.ToolContent)
 		}
 	})
+	t.Run("media asks for one copy", func(t *testing.T) {
+		for _, tt := range []struct {
+			media             string
+			content, assembly bool
+		}{
+			{contracts.MediaResult, true, false},
+			{contracts.MediaAssembly, false, true},
+		} {
+			rep := w.Call(contracts.SubjectGetHistoryImage, contracts.GetHistoryImageRequest{RequestID: "hi-" + randomHex(6), ImageMD5: md5hex(a), Media: tt.media})
+			if !rep.OK {
+				t.Fatalf("%s: %+v", tt.media, rep.Error)
+			}
+			var img contracts.GetHistoryImageResult
+			if err := json.Unmarshal(rep.Result, &img); err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(rep.Result), a); n != 1 || (len(img.Content) == 1) != tt.content || (img.Assembly.Dialect != "") != tt.assembly {
+				t.Errorf("media %s: %d copies, content %d blocks, assembly %q", tt.media, n, len(img.Content), img.Assembly.Dialect)
+			}
+		}
+	})
 	t.Run("errors carry the seed's messages", func(t *testing.T) {
 		cases := []struct{ id, locale, code, msg string }{
 			{"abc", "", contracts.CodeInvalidImageID, "无效的图片标识符"},

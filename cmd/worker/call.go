@@ -21,6 +21,7 @@ func call(args []string) int {
 	fs := flag.NewFlagSet("worker call", flag.ContinueOnError)
 	data := fs.String("data", "", "request JSON (default: read from stdin)")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for the reply")
+	media := fs.String("media", "", "set the request's media field: both, result or assembly (where tool.get_artifact and tool.get_history_image put the media; default: the request's own, else both)")
 	args = flagsFirst(args)
 	cfg, rest, err := loadConfig(fs, args, os.Getenv)
 	if err != nil {
@@ -28,7 +29,7 @@ func call(args []string) int {
 		return exitUsage
 	}
 	if len(rest) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: worker call SUBJECT [--data JSON] [--timeout 60s]")
+		fmt.Fprintln(os.Stderr, "usage: worker call SUBJECT [--data JSON] [--timeout 60s] [--media both|result|assembly]")
 		return exitUsage
 	}
 	body := []byte(*data)
@@ -39,6 +40,9 @@ func call(args []string) int {
 		}
 	}
 	body = withRequestID(bytes.TrimSpace(body))
+	if *media != "" {
+		body = withField(body, "media", *media)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	nc, err := service.Connect(cfg, "artifact-worker-call", slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -73,6 +77,21 @@ func withRequestID(body []byte) []byte {
 		return body
 	}
 	obj["request_id"], _ = json.Marshal("call-" + randomID())
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// withField sets key to the string value in a JSON object (the worker judges the value). Anything
+// that is not a JSON object is sent as it is.
+func withField(body []byte, key, value string) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return body
+	}
+	obj[key], _ = json.Marshal(value)
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return body

@@ -92,3 +92,12 @@ func TestWithRequestID(t *testing.T) {
 		t.Errorf("non-object changed: %s", got)
 	}
 }
+
+func TestWithField(t *testing.T) {
+	if got := string(withField([]byte(`{"ref":"a","media":"both"}`), "media", "assembly")); got != `{"media":"assembly","ref":"a"}` {
+		t.Errorf("set media: %s", got)
+	}
+	if got := string(withField([]byte(`[1]`), "media", "assembly")); got != "[1]" {
+		t.Errorf("non-object changed: %s", got)
+	}
+}
