@@ -47,17 +47,34 @@ type Store struct {
 	maxBody    int64
 }
 
-// Ensure creates or updates the claim-check bucket (idempotent; safe when replicas start at once)
-// and returns a Store that offloads bodies larger than maxPayload minus a headroom for headers.
+// Config tunes the claim-check bucket. Zero fields take their defaults.
+type Config struct {
+	// TTL is how long claimed bodies are kept (default DefaultTTL).
+	TTL time.Duration
+	// Replicas of the bucket in a NATS cluster (default 1).
+	Replicas int
+}
+
+// Ensure creates or updates the claim-check bucket with TTL ttl and one replica; see EnsureConfig.
 func Ensure(ctx context.Context, js jetstream.JetStream, ttl time.Duration, maxPayload int64) (*Store, error) {
-	if ttl <= 0 {
-		ttl = DefaultTTL
+	return EnsureConfig(ctx, js, Config{TTL: ttl}, maxPayload)
+}
+
+// EnsureConfig creates or updates the claim-check bucket (idempotent; safe when replicas start at
+// once) and returns a Store that offloads bodies larger than maxPayload minus a headroom for headers.
+func EnsureConfig(ctx context.Context, js jetstream.JetStream, cfg Config, maxPayload int64) (*Store, error) {
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultTTL
+	}
+	if cfg.Replicas <= 0 {
+		cfg.Replicas = 1
 	}
 	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 		Bucket:      contracts.ClaimCheckBucket,
 		Description: "bodies of worker requests and replies too large for one NATS message",
-		TTL:         ttl,
+		TTL:         cfg.TTL,
 		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)

@@ -606,10 +606,15 @@ func TestEnvVarsAreKnownSettings(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	for _, required := range []string{"NATS_URL", "S3_ENDPOINT", "S3_ACCESS_KEY", "S3_SECRET_KEY", "HTTP_ADDR", "DATA_DIR"} {
+	for _, required := range []string{"NATS_URL", "S3_ENDPOINT", "S3_ACCESS_KEY", "S3_SECRET_KEY", "HTTP_ADDR", "DATA_DIR", "JETSTREAM_REPLICAS"} {
 		if _, ok := env[required]; !ok {
 			t.Errorf("%s is not set: without it the worker falls back to its single-process defaults", required)
 		}
+	}
+	// Production NATS is a 3-node cluster: the worker's state (WORKSPACE_FILES above all) must
+	// survive the loss of one server.
+	if env["JETSTREAM_REPLICAS"] != "3" {
+		t.Errorf("JETSTREAM_REPLICAS = %q, want 3 (R3 on the 3-node NATS cluster the manifests target)", env["JETSTREAM_REPLICAS"])
 	}
 }
 

@@ -43,9 +43,14 @@ type CacheConfig struct {
 	// entry would be larger goes to ObjectBucket. 0 means the connection's max payload (nc.MaxPayload(),
 	// 1 MiB on a default server) minus 4 KiB of headroom; NewCache rejects a value above that.
 	InlineMax int
+	// Replicas of both buckets in a NATS cluster, 1..5 (default 1).
+	Replicas int
 }
 
 func (c *CacheConfig) setDefaults() {
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
 	if c.TTL == 0 {
 		c.TTL = DefaultTTL
 	}
@@ -71,6 +76,9 @@ func (c CacheConfig) Validate() error {
 	}
 	if c.ObjectBucket != "" && !bucketName.MatchString(c.ObjectBucket) {
 		errs = append(errs, fmt.Errorf("ObjectBucket: %q is not a valid bucket name (letters, digits, - and _)", c.ObjectBucket))
+	}
+	if c.Replicas < 0 || c.Replicas > 5 {
+		errs = append(errs, fmt.Errorf("Replicas: %d is not 1..5", c.Replicas))
 	}
 	if c.InlineMax < 0 {
 		errs = append(errs, fmt.Errorf("InlineMax: %d is negative", c.InlineMax))
@@ -136,6 +144,7 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 			Bucket:      cfg.KVBucket,
 			Description: "history images and the index of large ones (artifact worker)",
 			TTL:         cfg.TTL,
+			Replicas:    cfg.Replicas,
 		})
 	})
 	if err != nil {
@@ -146,6 +155,7 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 			Bucket:      cfg.ObjectBucket,
 			Description: "history images too large for a KV value (artifact worker)",
 			TTL:         objectTTL(cfg.TTL),
+			Replicas:    cfg.Replicas,
 		})
 	})
 	if err != nil {

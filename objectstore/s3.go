@@ -2,6 +2,7 @@ package objectstore
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -20,9 +21,18 @@ import (
 type S3Config struct {
 	// Endpoint is "host" or "host:port", without scheme or path.
 	Endpoint string
-	// AccessKey and SecretKey are static credentials.
+	// AccessKey and SecretKey are static credentials. Leave both empty with CredentialChain.
 	AccessKey string
 	SecretKey string
+	// CredentialChain takes the credentials from the standard chain instead, first that answers:
+	// the AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY(/AWS_SESSION_TOKEN) environment, the
+	// MINIO_ACCESS_KEY/MINIO_SECRET_KEY environment, then minio-go's IAM provider: web identity
+	// (AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN, as EKS IRSA and pod identity webhooks set them),
+	// ECS task role, EC2 instance role. Temporary credentials are refreshed before they expire.
+	CredentialChain bool
+	// RootCAs, when set, replaces the system roots for verifying the endpoint's certificate (a
+	// private CA). Only with UseSSL and the default transport.
+	RootCAs *x509.CertPool
 	// Bucket holds every object of the store.
 	Bucket string
 	// UseSSL selects HTTPS.
@@ -72,11 +82,17 @@ func (c S3Config) Validate() error {
 	case strings.Contains(c.Endpoint, "://") || strings.ContainsAny(c.Endpoint, "/?#"):
 		errs = append(errs, fmt.Errorf("Endpoint %q must be host[:port], without scheme or path", c.Endpoint))
 	}
-	if c.AccessKey == "" {
+	switch {
+	case c.CredentialChain && (c.AccessKey != "" || c.SecretKey != ""):
+		errs = append(errs, errors.New("AccessKey and SecretKey must be empty with CredentialChain"))
+	case !c.CredentialChain && c.AccessKey == "":
 		errs = append(errs, errors.New("AccessKey is required"))
 	}
-	if c.SecretKey == "" {
+	if !c.CredentialChain && c.SecretKey == "" {
 		errs = append(errs, errors.New("SecretKey is required"))
+	}
+	if c.RootCAs != nil && (!c.UseSSL || c.Transport != nil) {
+		errs = append(errs, errors.New("RootCAs needs UseSSL and the default transport"))
 	}
 	if err := s3utils.CheckValidBucketNameStrict(c.Bucket); err != nil {
 		errs = append(errs, fmt.Errorf("Bucket %q: %w", c.Bucket, err))
@@ -122,10 +138,22 @@ func NewS3(cfg S3Config) (*S3, error) {
 		}
 		tr.DialContext = (&net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: 30 * time.Second}).DialContext
 		tr.ResponseHeaderTimeout = cfg.ResponseHeaderTimeout
+		if cfg.RootCAs != nil {
+			tr.TLSClientConfig.RootCAs = cfg.RootCAs
+		}
 		transport = tr
 	}
+	creds := credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, "")
+	if cfg.CredentialChain {
+		creds = credentials.NewChainCredentials([]credentials.Provider{
+			&credentials.EnvAWS{},
+			&credentials.EnvMinio{},
+			// The instance metadata endpoint does not exist off the cloud: bound the wait for it.
+			&credentials.IAM{Client: &http.Client{Timeout: 10 * time.Second}},
+		})
+	}
 	client, err := minio.New(cfg.Endpoint, &minio.Options{
-		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Creds:        creds,
 		Secure:       cfg.UseSSL,
 		Region:       cfg.Region,
 		Transport:    transport,

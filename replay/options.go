@@ -43,6 +43,8 @@ type Options struct {
 	Results bool
 	// ResultsStream names the results stream (default DefaultResultsStream).
 	ResultsStream string
+	// Replicas of the results stream in a NATS cluster (default 1; the worker's JETSTREAM_REPLICAS).
+	Replicas int
 	// Timeout bounds one request (default DefaultTimeout).
 	Timeout time.Duration
 	// ProgressEvery writes a progress line every this many requests (default
@@ -53,6 +55,9 @@ type Options struct {
 func (o *Options) setDefaults() {
 	if o.ResultsStream == "" {
 		o.ResultsStream = DefaultResultsStream
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 1
 	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout

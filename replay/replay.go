@@ -139,7 +139,7 @@ func Run(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, stream stri
 	r := &runner{opts: opts, proc: proc, nc: nc, enc: json.NewEncoder(out), progress: progress}
 	r.enc.SetEscapeHTML(false)
 	if opts.Results {
-		if r.results, err = ensureResults(ctx, js, opts.ResultsStream, stream); err != nil {
+		if r.results, err = ensureResults(ctx, js, opts.ResultsStream, stream, opts.Replicas); err != nil {
 			return Summary{}, err
 		}
 	}

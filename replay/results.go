@@ -48,7 +48,7 @@ type results struct {
 }
 
 // ensureResults creates or updates the results stream (idempotent).
-func ensureResults(ctx context.Context, js jetstream.JetStream, name, requestStream string) (*results, error) {
+func ensureResults(ctx context.Context, js jetstream.JetStream, name, requestStream string, replicas int) (*results, error) {
 	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:              name,
 		Description:       "replies of worker replays, one per replayed request, to show what changed",
@@ -58,6 +58,7 @@ func ensureResults(ctx context.Context, js jetstream.JetStream, name, requestStr
 		MaxAge:            ResultsMaxAge,
 		Storage:           jetstream.FileStorage,
 		Discard:           jetstream.DiscardOld,
+		Replicas:          replicas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("results stream %s: %w", name, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 )
@@ -13,16 +14,29 @@ import (
 // variables (the names are in the field comments); Validate names every bad setting.
 type Config struct {
 	NATSURL   string // NATS_URL; empty: embedded nats-server with JetStream on EmbeddedNATSAddr
-	NATSCreds string // NATS_CREDS: path of a .creds file
+	NATSCreds string // NATS_CREDS: path of a .creds file (NKey/JWT user)
+	// NATSTLSCA is a PEM file of the CAs that sign the NATS servers' certificates (default: the
+	// system roots); NATSTLSCert and NATSTLSKey are a client certificate for servers that verify
+	// clients (both or neither).
+	NATSTLSCA   string // NATS_TLS_CA
+	NATSTLSCert string // NATS_TLS_CERT
+	NATSTLSKey  string // NATS_TLS_KEY
+	// JetStreamReplicas is the replica count of every stream, KV bucket and object store the
+	// worker creates: 1 on a single server, 3 on a 3-node cluster (at most the cluster's size).
+	JetStreamReplicas int // JETSTREAM_REPLICAS (default 1)
 	// EmbeddedNATSAddr is where the embedded server listens (default 127.0.0.1:4222).
 	EmbeddedNATSAddr string // EMBEDDED_NATS_ADDR
 
 	S3Endpoint  string // S3_ENDPOINT; empty: local directory store under DataDir
 	S3AccessKey string // S3_ACCESS_KEY
 	S3SecretKey string // S3_SECRET_KEY
-	S3Bucket    string // S3_BUCKET (default artifacts)
-	S3UseSSL    bool   // S3_USE_SSL
-	S3Region    string // S3_REGION
+	// S3Credentials is where S3 credentials come from: "static" (S3_ACCESS_KEY and S3_SECRET_KEY)
+	// or "chain" (AWS_*/MINIO_* environment, web identity (IRSA), ECS or EC2 instance role).
+	S3Credentials string // S3_CREDENTIALS (default static)
+	S3Bucket      string // S3_BUCKET (default artifacts)
+	S3UseSSL      bool   // S3_USE_SSL
+	S3CAFile      string // S3_CA_FILE: PEM CAs for an S3 endpoint signed by a private CA (with S3_USE_SSL)
+	S3Region      string // S3_REGION
 
 	DataDir         string // DATA_DIR (default ./data)
 	LLMServicesFile string // LLM_SERVICES_FILE; empty: the built-in registry
@@ -53,6 +67,12 @@ func (c *Config) SetDefaults() {
 	}
 	if c.S3Bucket == "" {
 		c.S3Bucket = "artifacts"
+	}
+	if c.S3Credentials == "" {
+		c.S3Credentials = S3CredentialsStatic
+	}
+	if c.JetStreamReplicas == 0 {
+		c.JetStreamReplicas = 1
 	}
 	if c.DataDir == "" {
 		c.DataDir = "./data"
@@ -105,19 +125,49 @@ func (c Config) Validate() error {
 	} else if _, _, err := net.SplitHostPort(c.EmbeddedNATSAddr); err != nil {
 		bad("EMBEDDED_NATS_ADDR", "%q is not host:port", c.EmbeddedNATSAddr)
 	}
-	if c.NATSCreds != "" && c.NATSURL == "" {
-		bad("NATS_CREDS", "set without NATS_URL (the embedded server takes no credentials)")
+	for _, f := range []struct{ name, path string }{
+		{"NATS_CREDS", c.NATSCreds}, {"NATS_TLS_CA", c.NATSTLSCA}, {"NATS_TLS_CERT", c.NATSTLSCert}, {"NATS_TLS_KEY", c.NATSTLSKey},
+	} {
+		if f.path != "" && c.NATSURL == "" {
+			bad(f.name, "set without NATS_URL (the embedded server takes no credentials and no TLS)")
+		} else if f.path != "" {
+			readable(bad, f.name, f.path)
+		}
+	}
+	if (c.NATSTLSCert == "") != (c.NATSTLSKey == "") {
+		bad("NATS_TLS_CERT", "NATS_TLS_CERT and NATS_TLS_KEY go together (a client certificate and its key)")
+	}
+	if c.JetStreamReplicas < 1 || c.JetStreamReplicas > 5 {
+		bad("JETSTREAM_REPLICAS", "must be 1..5 (at most the number of NATS servers), got %d", c.JetStreamReplicas)
+	}
+	if c.JetStreamReplicas > 1 && c.NATSURL == "" {
+		bad("JETSTREAM_REPLICAS", "%d needs a NATS cluster (NATS_URL); the embedded server is a single node", c.JetStreamReplicas)
 	}
 	if c.S3Endpoint != "" {
 		if strings.Contains(c.S3Endpoint, "/") {
 			bad("S3_ENDPOINT", "%q must be host:port without a scheme or path (use S3_USE_SSL for https)", c.S3Endpoint)
 		}
-		if c.S3AccessKey == "" {
-			bad("S3_ACCESS_KEY", "required when S3_ENDPOINT is set")
+		switch c.S3Credentials {
+		case S3CredentialsStatic:
+			if c.S3AccessKey == "" {
+				bad("S3_ACCESS_KEY", "required when S3_ENDPOINT is set (or S3_CREDENTIALS=chain)")
+			}
+			if c.S3SecretKey == "" {
+				bad("S3_SECRET_KEY", "required when S3_ENDPOINT is set (or S3_CREDENTIALS=chain)")
+			}
+		case S3CredentialsChain:
+			if c.S3AccessKey != "" || c.S3SecretKey != "" {
+				bad("S3_CREDENTIALS", "chain takes the keys from the environment or the platform: unset S3_ACCESS_KEY and S3_SECRET_KEY")
+			}
+		default:
+			bad("S3_CREDENTIALS", "%q is not static or chain", c.S3Credentials)
 		}
-		if c.S3SecretKey == "" {
-			bad("S3_SECRET_KEY", "required when S3_ENDPOINT is set")
+	}
+	if c.S3CAFile != "" {
+		if !c.S3UseSSL || c.S3Endpoint == "" {
+			bad("S3_CA_FILE", "set without S3_ENDPOINT and S3_USE_SSL=true")
 		}
+		readable(bad, "S3_CA_FILE", c.S3CAFile)
 	}
 	if l := len(c.S3Bucket); l < 3 || l > 63 || strings.ToLower(c.S3Bucket) != c.S3Bucket || strings.ContainsAny(c.S3Bucket, "_ /") {
 		bad("S3_BUCKET", "%q is not a valid bucket name (3-63 lower-case letters, digits, '-' or '.')", c.S3Bucket)
@@ -156,6 +206,23 @@ func (c Config) Validate() error {
 		bad("LOG_LEVEL", "%q is not one of debug, info, warn, error", c.LogLevel)
 	}
 	return errors.Join(errs...)
+}
+
+// S3_CREDENTIALS values.
+const (
+	S3CredentialsStatic = "static"
+	S3CredentialsChain  = "chain"
+)
+
+// readable reports a file setting whose file cannot be read: a missing certificate or credentials
+// file is a bad setting, found before any connection is tried.
+func readable(bad func(name, format string, args ...any), name, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		bad(name, "%v", err)
+		return
+	}
+	_ = f.Close()
 }
 
 func oneOf(s string, options ...string) bool {

@@ -2,12 +2,14 @@ package service
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -85,10 +87,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	// Dependencies that are still starting (a NATS or MinIO pod scheduled at the same time) are
 	// waited for, within StartupTimeout, instead of failing the start.
 	if err := retryStartup(ctx, log, "nats", func() error {
-		if s.subConn, err = connect(url, cfg.NATSCreds, "artifact-worker-consume", log); err != nil {
+		if s.subConn, err = connect(url, cfg, "artifact-worker-consume", log); err != nil {
 			return err
 		}
-		if s.pubConn, err = connect(url, cfg.NATSCreds, "artifact-worker-publish", log); err != nil {
+		if s.pubConn, err = connect(url, cfg, "artifact-worker-publish", log); err != nil {
 			s.subConn.Close()
 			s.subConn = nil
 		}
@@ -114,6 +116,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	}
 	c, err := Build(ctx, cfg, js, s.store, s.capabilities(), log)
 	if err != nil {
+		// A JetStream API call the user may not make fails as a timeout; the server told the
+		// connection why.
+		if se := natsSettingError(s.pubConn.LastError()); se != nil {
+			return nil, errors.Join(se, err)
+		}
 		return nil, err
 	}
 	s.pipeline, err = messaging.New(messaging.Config{
@@ -168,23 +175,24 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 		MaxAge:     cfg.StreamMaxAge,
 		AckWait:    cfg.AckWait,
 		MaxDeliver: cfg.MaxDeliver,
+		Replicas:   cfg.JetStreamReplicas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jetstream topology: %w", err)
 	}
 	maxPayload := js.Conn().MaxPayload()
-	claims, err := claimcheck.Ensure(ctx, js, cfg.ClaimTTL, maxPayload)
+	claims, err := claimcheck.EnsureConfig(ctx, js, claimcheck.Config{TTL: cfg.ClaimTTL, Replicas: cfg.JetStreamReplicas}, maxPayload)
 	if err != nil {
 		return nil, err
 	}
 	// Requests carry at most an artifact in base64 (file_written) or a context of images
 	// (preprocess): bound what one claim-checked request may make a replica download.
 	claims = claims.Limit(max(claimcheck.DefaultMaxBody, 2*cfg.MaxArtifactSize+1<<20))
-	files, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{})
+	files, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{Replicas: cfg.JetStreamReplicas})
 	if err != nil {
 		return nil, fmt.Errorf("workspace metadata: %w", err)
 	}
-	history, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL})
+	history, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL, Replicas: cfg.JetStreamReplicas})
 	if err != nil {
 		return nil, fmt.Errorf("history image cache: %w", err)
 	}
@@ -316,12 +324,16 @@ func (s *Service) close() {
 const StartupTimeout = 60 * time.Second
 
 // retryStartup runs f until it succeeds, StartupTimeout passes or ctx ends, logging each failure.
+// A *SettingError (refused credentials or certificates) ends it at once: waiting cannot fix it.
 func retryStartup(ctx context.Context, log *slog.Logger, what string, f func() error) error {
 	deadline := time.Now().Add(StartupTimeout)
 	for wait := 500 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
 		err := f()
 		if err == nil {
 			return nil
+		}
+		if se := (*SettingError)(nil); errors.As(err, &se) {
+			return err
 		}
 		if time.Now().Add(wait).After(deadline) {
 			return err
@@ -351,10 +363,11 @@ func Connect(cfg Config, name string, log *slog.Logger) (*nats.Conn, error) {
 	if url == "" {
 		url = "nats://" + cfg.EmbeddedNATSAddr
 	}
-	return connect(url, cfg.NATSCreds, name, log)
+	return connect(url, cfg, name, log)
 }
 
-func connect(url, creds, name string, log *slog.Logger) (*nats.Conn, error) {
+// connect opens a connection with the credentials and TLS settings of cfg.
+func connect(url string, cfg Config, name string, log *slog.Logger) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(name),
 		nats.MaxReconnects(-1),
@@ -367,12 +380,22 @@ func connect(url, creds, name string, log *slog.Logger) (*nats.Conn, error) {
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("nats reconnected", "connection", name, "url", nc.ConnectedUrl()) }),
 	}
-	if creds != "" {
-		opts = append(opts, nats.UserCredentials(creds))
+	if cfg.NATSCreds != "" {
+		opts = append(opts, nats.UserCredentials(cfg.NATSCreds))
+	}
+	if cfg.NATSTLSCA != "" {
+		opts = append(opts, nats.RootCAs(cfg.NATSTLSCA))
+	}
+	if cfg.NATSTLSCert != "" {
+		opts = append(opts, nats.ClientCert(cfg.NATSTLSCert, cfg.NATSTLSKey))
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("NATS_URL %s: %w", url, err)
+		err = fmt.Errorf("NATS_URL %s: %w", url, err)
+		if se := natsSettingError(err); se != nil {
+			return nil, se
+		}
+		return nil, err
 	}
 	return nc, nil
 }
@@ -388,19 +411,36 @@ func OpenStore(ctx context.Context, cfg Config) (Store, error) {
 		}
 		return st, nil
 	}
+	var roots *x509.CertPool
+	if cfg.S3CAFile != "" {
+		pem, err := os.ReadFile(cfg.S3CAFile)
+		if err != nil {
+			return nil, &SettingError{Settings: "S3_CA_FILE", Err: err}
+		}
+		roots = x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, &SettingError{Settings: "S3_CA_FILE", Err: fmt.Errorf("%s holds no PEM certificate", cfg.S3CAFile)}
+		}
+	}
 	st, err := objectstore.NewS3(objectstore.S3Config{
-		Endpoint:  cfg.S3Endpoint,
-		AccessKey: cfg.S3AccessKey,
-		SecretKey: cfg.S3SecretKey,
-		Bucket:    cfg.S3Bucket,
-		UseSSL:    cfg.S3UseSSL,
-		Region:    cfg.S3Region,
+		Endpoint:        cfg.S3Endpoint,
+		AccessKey:       cfg.S3AccessKey,
+		SecretKey:       cfg.S3SecretKey,
+		CredentialChain: cfg.S3Credentials == S3CredentialsChain,
+		Bucket:          cfg.S3Bucket,
+		UseSSL:          cfg.S3UseSSL,
+		RootCAs:         roots,
+		Region:          cfg.S3Region,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("S3_ENDPOINT: %w", err)
 	}
 	if err := st.EnsureBucket(ctx); err != nil {
-		return nil, fmt.Errorf("S3_BUCKET %s: %w", cfg.S3Bucket, err)
+		err = fmt.Errorf("S3_BUCKET %s: %w", cfg.S3Bucket, err)
+		if se := storageSettingError(err, cfg.S3Credentials); se != nil {
+			return nil, se
+		}
+		return nil, err
 	}
 	return st, nil
 }

@@ -226,6 +226,7 @@ func runReplay(ctx context.Context, cfg service.Config, opts replay.Options, out
 	if err != nil {
 		return replay.Summary{}, err
 	}
+	opts.Replicas = cfg.JetStreamReplicas
 	proc := func(subject string) (messaging.Processor, bool) {
 		h, ok := c.Handlers[subject]
 		return messaging.Processor{Claims: c.Claims, MapError: handlers.MapError, Handler: h}, ok

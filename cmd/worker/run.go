@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -30,6 +31,11 @@ func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	svc, err := service.New(ctx, cfg, log)
+	if se := (*service.SettingError)(nil); errors.As(err, &se) {
+		// Refused credentials or certificates: a bad setting, which retrying cannot fix.
+		log.Error("start-up failed: bad setting", "setting", se.Settings, "error", err.Error())
+		return exitUsage
+	}
 	if err != nil {
 		log.Error("start-up failed", "error", err.Error())
 		return exitFailure

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +101,51 @@ func TestWithField(t *testing.T) {
 	}
 	if got := string(withField([]byte(`[1]`), "media", "assembly")); got != "[1]" {
 		t.Errorf("non-object changed: %s", got)
+	}
+}
+
+// The TLS, credentials and clustering settings: files must be readable, pairs go together, and the
+// embedded server (a single node without TLS) takes none of them.
+func TestLoadConfigSecuritySettings(t *testing.T) {
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, []byte("pem"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.pem")
+	tests := []struct {
+		name string
+		env  map[string]string
+		bad  []string // settings the error names; none: accepted
+	}{
+		{"cluster with TLS and creds", map[string]string{"NATS_URL": "tls://n1:4222,tls://n2:4222", "NATS_TLS_CA": ca, "NATS_CREDS": ca, "JETSTREAM_REPLICAS": "3"}, nil},
+		{"client certificate pair", map[string]string{"NATS_URL": "tls://n1:4222", "NATS_TLS_CERT": ca, "NATS_TLS_KEY": ca}, nil},
+		{"certificate without key", map[string]string{"NATS_URL": "tls://n1:4222", "NATS_TLS_CERT": ca}, []string{"NATS_TLS_CERT"}},
+		{"missing files", map[string]string{"NATS_URL": "tls://n1:4222", "NATS_TLS_CA": missing, "NATS_CREDS": missing}, []string{"NATS_TLS_CA", "NATS_CREDS"}},
+		{"TLS on the embedded server", map[string]string{"NATS_TLS_CA": ca}, []string{"NATS_TLS_CA"}},
+		{"replicas on the embedded server", map[string]string{"JETSTREAM_REPLICAS": "3"}, []string{"JETSTREAM_REPLICAS"}},
+		{"replicas out of range", map[string]string{"NATS_URL": "nats://n1:4222", "JETSTREAM_REPLICAS": "7"}, []string{"JETSTREAM_REPLICAS"}},
+		{"S3 over TLS with a private CA", map[string]string{"S3_ENDPOINT": "s3:9000", "S3_ACCESS_KEY": "a", "S3_SECRET_KEY": "s", "S3_USE_SSL": "true", "S3_CA_FILE": ca}, nil},
+		{"S3 CA without TLS", map[string]string{"S3_ENDPOINT": "s3:9000", "S3_ACCESS_KEY": "a", "S3_SECRET_KEY": "s", "S3_CA_FILE": ca}, []string{"S3_CA_FILE"}},
+		{"S3 credential chain", map[string]string{"S3_ENDPOINT": "s3.amazonaws.com", "S3_USE_SSL": "true", "S3_CREDENTIALS": "chain"}, nil},
+		{"S3 chain with static keys", map[string]string{"S3_ENDPOINT": "s3:9000", "S3_ACCESS_KEY": "a", "S3_SECRET_KEY": "s", "S3_CREDENTIALS": "chain"}, []string{"S3_CREDENTIALS"}},
+		{"S3 credentials unknown", map[string]string{"S3_ENDPOINT": "s3:9000", "S3_CREDENTIALS": "vault"}, []string{"S3_CREDENTIALS"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.env["DATA_DIR"] = dir
+			_, _, err := loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(tt.env))
+			if len(tt.bad) == 0 {
+				if err != nil {
+					t.Fatalf("rejected: %v", err)
+				}
+				return
+			}
+			for _, name := range tt.bad {
+				if err == nil || !strings.Contains(err.Error(), name) {
+					t.Errorf("error does not name %s: %v", name, err)
+				}
+			}
+		})
 	}
 }
