@@ -4,7 +4,7 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test unit integration deploy-check bench lint tools clean
+.PHONY: all build run test unit integration deploy-check bench lint tools js-deps clean
 
 all: lint test
 
@@ -19,16 +19,23 @@ run: build
 tools:
 	./scripts/install-minio.sh
 
+## js-deps: the pinned npm packages of clients/js (npm ci from package-lock.json; again only when it changes)
+JS := clients/js
+js-deps: $(JS)/node_modules/.installed
+$(JS)/node_modules/.installed: $(JS)/package.json $(JS)/package-lock.json
+	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 ## test: every test, against a real embedded nats-server and a real MinIO process
-test: tools
+test: tools js-deps
 	$(GO) vet ./...
 	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v /integration)
 	$(MAKE) integration
 	$(MAKE) deploy-check
 
 ## integration: the multi-process suite only (also part of `make test`)
-integration: tools
-	$(GO) test -timeout 30m -count=1 -v ./integration/...
+integration: tools js-deps
+	ARTIFACT_WORKER_REQUIRE_JS=1 $(GO) test -timeout 30m -count=1 -v ./integration/...
 
 ## bench: benchmarks; results and the command go to BENCHMARKS.md
 ## deploy-check: deployment files parse strictly and line up with the code (nested module deployments/)

@@ -1,0 +1,209 @@
+// Types of the worker's wire contract v1, one interface per object of the JSON Schemas in
+// contracts/schema/ (test/contract.test.js keeps them in step: same properties, same required ones).
+// Enumerations are open (`| (string & {})`): v1 may add values; handle the ones you know.
+
+type Open<T extends string> = T | (string & {});
+
+export type Capability = Open<"text" | "vision" | "file" | "audio" | "video">;
+export type Dialect = Open<"openai-chat" | "anthropic">;
+export type Locale = Open<"zh" | "en">;
+
+/** reply.json */
+export interface Reply<R = unknown> {
+  request_id: string;
+  ok: boolean;
+  result?: R;
+  error?: ErrorObject;
+}
+
+/** reply.json #/$defs/Error */
+export interface ErrorObject {
+  code: string;
+  message: string;
+  field?: string;
+  ref?: string;
+  retryable?: boolean;
+}
+
+/** get_artifact.request.json */
+export interface GetArtifactRequest {
+  request_id: string;
+  ref: string;
+  service_id?: string;
+  capabilities?: Capability[];
+  dialect?: Dialect;
+  locale?: Locale;
+}
+
+/** get_artifact.result.json */
+export interface GetArtifactResult {
+  contentType: Open<"text" | "image" | "binary">;
+  routing: Open<"text" | "image_url" | "file">;
+  content: string;
+  imageUrl?: ImageURLPart;
+  file?: FilePart;
+  metadata: ArtifactMetadata;
+  assembly: Assembly;
+}
+
+/** get_artifact.result.json #/$defs/ImageURLPart */
+export interface ImageURLPart {
+  type: "image_url";
+  image_url: ImageURL;
+}
+
+/** get_artifact.result.json #/$defs/ImageURLPart/properties/image_url */
+export interface ImageURL {
+  url: string;
+}
+
+/** get_artifact.result.json #/$defs/FilePart */
+export interface FilePart {
+  type: "file";
+  file: FileData;
+}
+
+/** get_artifact.result.json #/$defs/FilePart/properties/file */
+export interface FileData {
+  filename: string;
+  mimeType: string;
+  data: string;
+}
+
+/** get_artifact.result.json #/$defs/ArtifactMetadata */
+export interface ArtifactMetadata {
+  id: string;
+  type: Open<"text" | "image" | "audio" | "video" | "document" | "other">;
+  filename: string;
+  mimeType: string;
+  size: number;
+  createdAt: string;
+  binaryType?: string;
+  tooLarge?: boolean;
+  confidence?: number;
+  workspaceId?: string;
+  relativePath?: string;
+}
+
+/** get_artifact.result.json #/$defs/Assembly (also get_history_image.result.json) */
+export interface Assembly {
+  dialect: Dialect;
+  /** openai-chat: a string; anthropic: the tool_result's content blocks. */
+  toolContent: string | ContentBlock[];
+  /** Messages to append after the tool message(s), in order (openai-chat media). */
+  followUp?: ChatMessage[];
+}
+
+/** get_artifact.result.json #/$defs/Assembly/properties/toolContent/oneOf/1/items */
+export interface ContentBlock {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** get_artifact.result.json #/$defs/ChatMessage */
+export interface ChatMessage {
+  role: string;
+  content: string | Array<Record<string, unknown>>;
+}
+
+/** get_history_image.request.json */
+export interface GetHistoryImageRequest {
+  request_id: string;
+  image_md5: string;
+  dialect?: Dialect;
+  locale?: Locale;
+}
+
+/** get_history_image.result.json */
+export interface GetHistoryImageResult {
+  content: HistoryImageBlock[];
+  assembly: Assembly;
+}
+
+/** get_history_image.result.json #/$defs/HistoryImageBlock */
+export interface HistoryImageBlock {
+  type: "image";
+  mime_type: string;
+  base64: string;
+}
+
+/** file_written.request.json */
+export interface FileWrittenRequest {
+  request_id: string;
+  workspace_id: string;
+  path: string;
+  mime_type: string;
+  agent_id?: string;
+  message_id?: string;
+  content?: string;
+  content_base64?: string;
+}
+
+/** file_written.result.json */
+export interface FileWrittenResult {
+  ok: boolean;
+  artifactId: string;
+  path: string;
+}
+
+/** preprocess.request.json */
+export interface PreprocessRequest {
+  request_id: string;
+  messages: Array<[string, unknown] | MessageObject>;
+  locale?: Locale;
+}
+
+/** preprocess.request.json #/$defs/Messages/items/oneOf/1 */
+export interface MessageObject {
+  role: string;
+  content?: unknown;
+  [key: string]: unknown;
+}
+
+/** preprocess.result.json */
+export interface PreprocessResult {
+  messages: Array<[string, unknown] | MessageObject>;
+  stats: PreprocessStats;
+}
+
+/** preprocess.result.json #/properties/stats */
+export interface PreprocessStats {
+  images_replaced: number;
+  bytes_removed: number;
+  tokens_saved_estimate: number;
+  cache_failures: number;
+}
+
+/** metadata.request.json */
+export interface MetadataRequest {
+  request_id: string;
+  id: string;
+}
+
+/** metadata.result.json */
+export interface MetadataResult {
+  id: string;
+  type: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  meta: MetadataMeta;
+  mimeType: string;
+  size: number;
+}
+
+/** metadata.result.json #/properties/meta */
+export interface MetadataMeta {
+  filename: string;
+  workspaceId?: string;
+  relativePath?: string;
+  modifiedBy?: Modification[];
+}
+
+/** metadata.result.json #/properties/meta/properties/modifiedBy/items */
+export interface Modification {
+  agentId: string;
+  timestamp: string;
+  messageId?: string;
+  requestId?: string;
+}

@@ -1,0 +1,95 @@
+import type { NatsConnection, ConnectionOptions, Msg } from "@nats-io/nats-core";
+import type { ObjectStore } from "@nats-io/obj";
+import type {
+  Assembly, ChatMessage, ErrorObject, FileWrittenRequest, FileWrittenResult, GetArtifactRequest,
+  GetArtifactResult, GetHistoryImageRequest, GetHistoryImageResult, MetadataRequest, MetadataResult,
+  PreprocessRequest, PreprocessResult,
+} from "./contract.js";
+
+export * from "./contract.js";
+
+export declare const CONTRACT_VERSION: "1";
+export declare const Subjects: Readonly<{
+  getArtifact: "tool.get_artifact";
+  getHistoryImage: "tool.get_history_image";
+  fileWritten: "workspace.file_written";
+  preprocess: "context.preprocess";
+  metadata: "artifact.metadata";
+}>;
+export declare const REQUEST_REPLY_PREFIX: "artifact-worker.";
+export declare const STREAM: "WORKER_REQUESTS";
+export declare const CLAIM_CHECK_BUCKET: "WORKER_CLAIMS";
+
+/** Request and result type of each subject. */
+export interface SubjectTypes {
+  "tool.get_artifact": { request: GetArtifactRequest; result: GetArtifactResult };
+  "tool.get_history_image": { request: GetHistoryImageRequest; result: GetHistoryImageResult };
+  "workspace.file_written": { request: FileWrittenRequest; result: FileWrittenResult };
+  "context.preprocess": { request: PreprocessRequest; result: PreprocessResult };
+  "artifact.metadata": { request: MetadataRequest; result: MetadataResult };
+}
+export type Subject = keyof SubjectTypes;
+/** A request as call() takes it: request_id is added when missing. */
+export type RequestOf<S extends Subject> = Omit<SubjectTypes[S]["request"], "request_id"> & { request_id?: string };
+export type ResultOf<S extends Subject> = SubjectTypes[S]["result"];
+
+export interface CallOptions {
+  /** Milliseconds to wait for the reply (default: the client's, 60 000). */
+  timeout?: number;
+}
+
+/** A reply with ok=false. */
+export declare class WorkerError extends Error {
+  readonly code: string;
+  readonly field?: string;
+  readonly ref?: string;
+  readonly retryable: boolean;
+  readonly requestId: string;
+  readonly error: ErrorObject;
+}
+
+/** The request_id was already sent within JetStream's 2-minute de-duplication window. */
+export declare class DuplicateRequestError extends Error {
+  readonly code: "duplicate_request";
+  readonly subject: string;
+  readonly requestId: string;
+}
+
+/** A call ran out of time before the request was stored ("store") or before its reply ("reply"). */
+export declare class WorkerTimeoutError extends Error {
+  readonly subject: string;
+  readonly requestId: string;
+  readonly timeoutMs: number;
+  readonly stage: "store" | "reply";
+  /** The request's sequence in WORKER_REQUESTS (stage "reply"). */
+  readonly streamSeq?: number;
+}
+
+export declare function newRequestId(): string;
+
+export declare class WorkerClient {
+  constructor(nc: NatsConnection, opts?: { timeout?: number });
+  static connect(connectOptions?: ConnectionOptions, opts?: { timeout?: number }): Promise<WorkerClient>;
+  readonly nc: NatsConnection;
+  close(): Promise<void>;
+  claims(): Promise<ObjectStore>;
+  call<S extends Subject>(subject: S, request: RequestOf<S>, opts?: CallOptions): Promise<ResultOf<S>>;
+  call(subject: string, request: object, opts?: CallOptions): Promise<unknown>;
+  getArtifact(request: RequestOf<"tool.get_artifact">, opts?: CallOptions): Promise<GetArtifactResult>;
+  getHistoryImage(request: RequestOf<"tool.get_history_image">, opts?: CallOptions): Promise<GetHistoryImageResult>;
+  fileWritten(request: RequestOf<"workspace.file_written">, opts?: CallOptions): Promise<FileWrittenResult>;
+  preprocess(request: RequestOf<"context.preprocess">, opts?: CallOptions): Promise<PreprocessResult>;
+  metadata(request: RequestOf<"artifact.metadata">, opts?: CallOptions): Promise<MetadataResult>;
+  callRaw(subject: string, body: Uint8Array, opts?: CallOptions & { requestId?: string }): Promise<Uint8Array>;
+  resolve(msg: Msg): Promise<Uint8Array>;
+}
+
+/** One tool call of an assistant turn: its id (tool_call_id / tool_use_id) and the worker's answer. */
+export interface TurnCall {
+  id: string;
+  result?: { assembly: Assembly };
+  error?: Error;
+}
+
+/** The messages answering a turn: all tool messages (or one user message of tool_result blocks), then the follow-ups in call order. */
+export declare function assembleTurn(calls: TurnCall[], opts?: { dialect?: string }): Array<ChatMessage | Record<string, unknown>>;

@@ -1,0 +1,289 @@
+// JavaScript client of the artifact worker, wire contract v1 (see contracts/README.md in the
+// repository). Types: index.d.ts and contract.d.ts beside this file.
+import { connect, createInbox, headers } from "@nats-io/transport-node";
+import { jetstream } from "@nats-io/jetstream";
+import { Objm } from "@nats-io/obj";
+
+/** Wire contract version this client speaks. */
+export const CONTRACT_VERSION = "1";
+
+/** Request subjects of contract v1 (published to JetStream, captured by the worker's stream). */
+export const Subjects = Object.freeze({
+  getArtifact: "tool.get_artifact",
+  getHistoryImage: "tool.get_history_image",
+  fileWritten: "workspace.file_written",
+  preprocess: "context.preprocess",
+  metadata: "artifact.metadata",
+});
+
+/** Prefix of the plain request/reply subjects: `nc.request("artifact-worker.tool.get_artifact", ...)`. */
+export const REQUEST_REPLY_PREFIX = "artifact-worker.";
+
+/** The worker's JetStream stream and claim-check Object Store bucket. */
+export const STREAM = "WORKER_REQUESTS";
+export const CLAIM_CHECK_BUCKET = "WORKER_CLAIMS";
+
+/** Bytes kept free for headers when deciding whether a body fits one message (as the worker does). */
+const HEADROOM = 16 * 1024;
+const DEFAULT_TIMEOUT_MS = 60_000;
+const CLAIM_TTL_NS = 3600 * 1e9;
+
+/** A reply with ok=false: `code` is stable (contracts/README.md, Error codes), `message` is for people. */
+export class WorkerError extends Error {
+  constructor(error, requestId) {
+    super(`${error.code}: ${error.message}`);
+    this.name = "WorkerError";
+    this.code = error.code;
+    this.field = error.field;
+    this.ref = error.ref;
+    this.retryable = Boolean(error.retryable);
+    this.requestId = requestId;
+    /** The error object of the reply as sent (it may carry fields this client does not know). */
+    this.error = error;
+  }
+}
+
+/**
+ * JetStream already holds a request with this request_id (it drops a repeated Nats-Msg-Id for two
+ * minutes): the request was not stored again and its reply went to the first sender.
+ */
+export class DuplicateRequestError extends Error {
+  constructor(subject, requestId) {
+    super(`duplicate request_id ${JSON.stringify(requestId)} on ${subject}: it was already sent within the de-duplication window (2 minutes) and its reply went to the first sender; use a new request_id`);
+    this.name = "DuplicateRequestError";
+    this.code = "duplicate_request";
+    this.subject = subject;
+    this.requestId = requestId;
+  }
+}
+
+/**
+ * A call ran out of time. `stage` says where: "store" (JetStream did not acknowledge the request:
+ * it may or may not be stored) or "reply" (the request is stored as `streamSeq` and will be handled
+ * when a worker consumes it, but no reply came in time).
+ */
+export class WorkerTimeoutError extends Error {
+  constructor({ subject, requestId, timeoutMs, stage, streamSeq, cause }) {
+    const s = Math.round(timeoutMs / 100) / 10;
+    const consumer = "worker_" + subject.replaceAll(".", "_");
+    const message = stage === "store"
+      ? `${subject} request_id ${JSON.stringify(requestId)}: JetStream did not acknowledge the request within ${s}s; it may not be stored. Is NATS reachable and has a worker created the stream ${STREAM}? Retrying with the same request_id is safe.`
+      : `${subject} request_id ${JSON.stringify(requestId)}: stored in ${STREAM} (seq ${streamSeq}) but no reply within ${s}s. It is handled when a worker consumes it (is one running? \`nats consumer info ${STREAM} ${consumer}\` shows what is pending); a late reply to this call is dropped. Asking again needs a new request_id.`;
+    super(message, cause ? { cause } : undefined);
+    this.name = "WorkerTimeoutError";
+    this.subject = subject;
+    this.requestId = requestId;
+    this.timeoutMs = timeoutMs;
+    this.stage = stage;
+    this.streamSeq = streamSeq;
+  }
+}
+
+/** A new request_id: "js-" and 24 hex digits. */
+export function newRequestId() {
+  return "js-" + randomHex(12);
+}
+
+function randomHex(n) {
+  const b = new Uint8Array(n);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/**
+ * WorkerClient sends requests to the worker: it publishes each to JetStream with a Reply-To inbox and
+ * its request_id as Nats-Msg-Id, and waits for the reply, moving bodies too large for one message
+ * through the claim-check bucket in both directions. Safe for concurrent calls. It closes the
+ * connection only if it opened it (WorkerClient.connect).
+ */
+export class WorkerClient {
+  /**
+   * @param {import("@nats-io/nats-core").NatsConnection} nc
+   * @param {{timeout?: number}} [opts] timeout: default milliseconds a call waits (60 000)
+   */
+  constructor(nc, opts = {}) {
+    this.nc = nc;
+    this.js = jetstream(nc);
+    this.timeout = opts.timeout ?? DEFAULT_TIMEOUT_MS;
+    this.ownsConnection = false;
+    this.claimsPromise = null;
+  }
+
+  /** Connects to NATS (options as for nats.js `connect`, e.g. `{servers: "nats://127.0.0.1:4222"}`). */
+  static async connect(connectOptions = {}, opts = {}) {
+    const nc = await connect({ name: "artifact-worker-js", ...connectOptions });
+    const c = new WorkerClient(nc, opts);
+    c.ownsConnection = true;
+    return c;
+  }
+
+  /** Closes the connection if this client opened it. */
+  async close() {
+    if (this.ownsConnection) await this.nc.close();
+  }
+
+  /** The claim-check bucket, opened once (created with a 1 h TTL only if no worker made it yet). */
+  claims() {
+    if (!this.claimsPromise) {
+      const objm = new Objm(this.nc);
+      this.claimsPromise = objm.open(CLAIM_CHECK_BUCKET).catch(() =>
+        objm.create(CLAIM_CHECK_BUCKET, { ttl: CLAIM_TTL_NS, description: "artifact worker claim checks" }));
+      this.claimsPromise.catch(() => { this.claimsPromise = null; });
+    }
+    return this.claimsPromise;
+  }
+
+  /**
+   * Sends request (an object; a request_id is added when it has none) on subject and returns the
+   * result. Throws WorkerError for ok=false, DuplicateRequestError, WorkerTimeoutError.
+   * @param {string} subject
+   * @param {object} request
+   * @param {{timeout?: number}} [opts]
+   */
+  async call(subject, request, opts = {}) {
+    const req = { ...request };
+    if (!req.request_id) req.request_id = newRequestId();
+    const reply = await this.callRaw(subject, enc.encode(JSON.stringify(req)), { ...opts, requestId: req.request_id });
+    return unwrap(JSON.parse(dec.decode(reply)), req.request_id);
+  }
+
+  getArtifact(request, opts) { return this.call(Subjects.getArtifact, request, opts); }
+  getHistoryImage(request, opts) { return this.call(Subjects.getHistoryImage, request, opts); }
+  fileWritten(request, opts) { return this.call(Subjects.fileWritten, request, opts); }
+  preprocess(request, opts) { return this.call(Subjects.preprocess, request, opts); }
+  metadata(request, opts) { return this.call(Subjects.metadata, request, opts); }
+
+  /**
+   * Publishes body (JSON bytes) on subject and returns the reply body, claim check resolved.
+   * @param {string} subject
+   * @param {Uint8Array} body
+   * @param {{timeout?: number, requestId?: string}} [opts]
+   * @returns {Promise<Uint8Array>}
+   */
+  async callRaw(subject, body, opts = {}) {
+    const timeoutMs = opts.timeout ?? this.timeout;
+    const requestId = opts.requestId ?? requestIdOf(body);
+    const deadline = Date.now() + timeoutMs;
+    const inbox = createInbox();
+    const sub = this.nc.subscribe(inbox, { max: 1 });
+    try {
+      const h = headers();
+      h.set("Reply-To", inbox);
+      if (requestId) h.set("Nats-Msg-Id", requestId);
+      if (body.length > this.nc.info.max_payload - HEADROOM) {
+        const name = "claim_" + randomHex(16);
+        await (await this.claims()).putBlob({ name }, body);
+        h.set("Claim-Check", name);
+        body = new Uint8Array(0);
+      }
+      let ack;
+      try {
+        ack = await this.js.publish(subject, body, { headers: h, timeout: Math.max(1, deadline - Date.now()) });
+      } catch (err) {
+        if (isTimeout(err)) throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "store", cause: err });
+        if (isNoResponders(err)) {
+          throw new Error(`${subject}: no JetStream stream captures this subject (or JetStream is not enabled): start a worker on this NATS; it creates the stream ${STREAM}`, { cause: err });
+        }
+        throw err;
+      }
+      if (ack.duplicate) throw new DuplicateRequestError(subject, requestId);
+      const msg = await firstMessage(sub, deadline - Date.now());
+      if (!msg) throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "reply", streamSeq: ack.seq });
+      return await this.resolve(msg);
+    } finally {
+      sub.unsubscribe();
+    }
+  }
+
+  /** The real body of a reply: its data, or the claim-checked object its Claim-Check header names. */
+  async resolve(msg) {
+    const name = msg.headers?.get("Claim-Check");
+    if (!name) return msg.data;
+    const data = await (await this.claims()).getBlob(name);
+    if (data === null) throw new Error(`claim-checked reply ${name} is no longer in ${CLAIM_CHECK_BUCKET} (expired)`);
+    return data;
+  }
+}
+
+function requestIdOf(body) {
+  try {
+    return JSON.parse(dec.decode(body)).request_id ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function unwrap(reply, requestId) {
+  if (reply.ok) return reply.result;
+  if (reply.error?.code === "duplicate_request") throw new DuplicateRequestError("", requestId);
+  throw new WorkerError(reply.error ?? { code: "internal_error", message: "reply with ok=false and no error" }, reply.request_id ?? requestId);
+}
+
+async function firstMessage(sub, ms) {
+  let timer;
+  const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve(null), Math.max(0, ms)); });
+  const next = (async () => {
+    for await (const m of sub) return m;
+    return null;
+  })();
+  try {
+    return await Promise.race([next, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isTimeout(err) {
+  return err?.name === "TimeoutError" || err?.cause?.name === "TimeoutError" || /timeout/i.test(err?.message ?? "");
+}
+
+// nats.js reports a publish nobody acknowledges (no stream captures the subject) as
+// JetStreamNotEnabled: JetStream cannot tell the two apart.
+function isNoResponders(err) {
+  return err?.name === "JetStreamNotEnabled" || err?.name === "NoRespondersError" || err?.cause?.name === "NoRespondersError" || (typeof err?.isNoResponders === "function" && err.isNoResponders());
+}
+
+/**
+ * Builds the messages that answer one assistant turn with several tool calls, from the worker's
+ * results, in the dialect of their `assembly`: OpenAI chat needs every tool message before any other
+ * message, so all tool messages come first, then the follow-up messages in call order; Anthropic
+ * takes all tool_result blocks in one user message. A call that failed (`error`) is answered with
+ * its error text so the model learns what happened.
+ *
+ * @param {Array<{id: string, result?: {assembly: {dialect: string, toolContent: any, followUp?: any[]}}, error?: Error}>} calls
+ * @param {{dialect?: string}} [opts] dialect when no call has a result (default openai-chat)
+ * @returns {any[]} messages to append after the assistant message
+ */
+export function assembleTurn(calls, opts = {}) {
+  const dialect = calls.find((c) => c.result?.assembly)?.result.assembly.dialect ?? opts.dialect ?? "openai-chat";
+  const toolContent = (c) => {
+    if (c.result?.assembly) {
+      if (c.result.assembly.dialect !== dialect) {
+        throw new Error(`assembleTurn: call ${c.id} has dialect ${c.result.assembly.dialect}, the turn ${dialect}`);
+      }
+      return c.result.assembly.toolContent;
+    }
+    return errorText(c.error);
+  };
+  const followUps = calls.flatMap((c) => c.result?.assembly?.followUp ?? []);
+  switch (dialect) {
+    case "openai-chat":
+      return [...calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: toolContent(c) })), ...followUps];
+    case "anthropic":
+      return [{
+        role: "user",
+        content: calls.map((c) => ({ type: "tool_result", tool_use_id: c.id, content: toolContent(c), ...(c.error ? { is_error: true } : {}) })),
+      }, ...followUps];
+    default:
+      throw new Error(`assembleTurn: dialect ${JSON.stringify(dialect)} is not supported (openai-chat, anthropic)`);
+  }
+}
+
+function errorText(err) {
+  if (!err) return "";
+  if (err instanceof WorkerError) return err.error.message;
+  return err.message ?? String(err);
+}
