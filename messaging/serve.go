@@ -44,9 +44,10 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		} else {
 			st.outcome, st.code = outcomeErrorReply, out.Reply.Error.Code
 		}
-		// The reply gets a deadline of its own: a slow handler must not leave a large reply's claim
-		// check without time (a failed reply is retried, and with it the whole handler).
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replyTimeout)
+		// The reply gets a deadline of its own, not the attempt's: a slow handler must not leave a
+		// large reply's claim check without time (a failed reply is retried, and with it the whole
+		// handler). It ends before AckWait, so the ack still reaches JetStream in time.
+		rctx, cancel := replyContext(ctx)
 		defer cancel()
 		n, err := p.reply(rctx, replyTo, out.Reply)
 		st.bytesOut = n
@@ -54,8 +55,18 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 	}
 }
 
-// replyTimeout bounds publishing one reply, claim check included.
+// replyTimeout bounds publishing one reply, claim check included, when the message has no settle
+// deadline.
 const replyTimeout = 30 * time.Second
+
+// replyContext is ctx without its cancellation (the attempt's timeout), ending at the message's settle
+// deadline (inside AckWait), or after replyTimeout outside the pipeline.
+func replyContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if by, ok := settleBy(ctx); ok {
+		return context.WithDeadline(context.WithoutCancel(ctx), by)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), replyTimeout)
+}
 
 // Message is a request as stored in the stream.
 type Message struct {

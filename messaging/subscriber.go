@@ -28,7 +28,12 @@ import (
 //  2. waitIdle: messages in flight finish, and their ack or nak is sent on a context of its own;
 //  3. Close: the slots end and close their output channels; the router's handlers end.
 //
-// A message whose handler outlives AckWait is left alone: JetStream redelivers it. A pull that fails
+// A slot is the unit of concurrency: it pulls its next message only once the router's handler for the
+// previous one returned (acked or nak'ed), however long that takes, so no more than Concurrency
+// requests per subject are ever in flight in one replica. Each message's context has a deadline
+// (settleBy) a margin before AckWait, which bounds the handler, the reply and the dead letter; a
+// handler that ignores it and outlives AckWait keeps its slot, and JetStream redelivers the message
+// (to a free slot or another replica). Close is the only thing that stops a slot waiting. A pull that fails
 // (consumer deleted, JetStream unavailable) marks the subscriber unhealthy (Healthy, for readiness)
 // and the slot binds the consumer again with back-off.
 type subscriber struct {
@@ -41,13 +46,15 @@ type subscriber struct {
 	mu       sync.Mutex
 	stopping chan struct{}
 	stopped  bool
+	closing  chan struct{} // closed by Close: slots stop waiting for handlers that outlived the drain
+	closed   bool
 	outputs  sync.WaitGroup // slot goroutines; Add happens under mu while not stopped
 	inflight atomic.Int64   // messages between fetch and ack/nak
 	failing  atomic.Int64   // slots whose last pull failed
 }
 
 func newSubscriber(js jetstream.JetStream, stream string, ackWait time.Duration, nakDelay func(uint64) time.Duration, log *slog.Logger) *subscriber {
-	return &subscriber{js: js, stream: stream, ackWait: ackWait, nakDelay: nakDelay, log: log, stopping: make(chan struct{})}
+	return &subscriber{js: js, stream: stream, ackWait: ackWait, nakDelay: nakDelay, log: log, stopping: make(chan struct{}), closing: make(chan struct{})}
 }
 
 // Subscribe binds the durable consumer of subject (made by EnsureTopology) and starts one slot.
@@ -123,13 +130,16 @@ func (s *subscriber) next(ctx context.Context, cons jetstream.Consumer) (jetstre
 	return cons.Next(jetstream.FetchContext(ctx))
 }
 
-// handle gives one message to the router and settles it with JetStream.
+// handle gives one message to the router, waits until the handler returned, and settles the message
+// with JetStream.
 func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *message.Message) {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	m := toMessage(msg)
 	// Handlers run on a context of their own: shutting the router down must not cancel work in flight.
-	mctx, cancel := context.WithCancel(context.Background())
+	// Its deadline leaves time to settle the message before AckWait.
+	by := time.Now().Add(s.ackWait - settleMargin(s.ackWait))
+	mctx, cancel := context.WithDeadline(context.WithValue(context.Background(), settleByKey{}, by), by)
 	defer cancel()
 	m.SetContext(mctx)
 	select {
@@ -142,20 +152,44 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 		s.settle(func(context.Context) error { return msg.Nak() })
 		return
 	}
-	timer := time.NewTimer(s.ackWait)
-	defer timer.Stop()
-	select {
-	case <-m.Acked():
-		s.settle(msg.DoubleAck)
-	case <-m.Nacked():
-		d := time.Duration(0)
-		if meta, err := msg.Metadata(); err == nil {
-			d = s.nakDelay(meta.NumDelivered)
+	late := time.NewTimer(s.ackWait)
+	defer late.Stop()
+	for {
+		select {
+		case <-m.Acked():
+			s.settle(msg.DoubleAck)
+			return
+		case <-m.Nacked():
+			d := time.Duration(0)
+			if meta, err := msg.Metadata(); err == nil {
+				d = s.nakDelay(meta.NumDelivered)
+			}
+			s.settle(func(context.Context) error { return msg.NakWithDelay(d) })
+			return
+		case <-late.C:
+			// The handler ignored its deadline: JetStream redelivers the message; this slot stays
+			// taken until the handler returns, so the concurrency limit (and the memory sized from it)
+			// holds.
+			s.log.Warn("handler still running after AckWait; its slot stays taken until it returns", "subject", msg.Subject())
+		case <-s.closing:
+			// Shutdown gave up on it: JetStream redelivers after AckWait; the late outcome is dropped.
+			return
 		}
-		s.settle(func(context.Context) error { return msg.NakWithDelay(d) })
-	case <-timer.C:
-		// The handler outlived AckWait: JetStream redelivers; the late outcome is dropped.
 	}
+}
+
+type settleByKey struct{}
+
+// settleBy returns the deadline by which a message's work (handler, reply, dead letter) must be done
+// for its ack to reach JetStream within AckWait; ok is false outside the pipeline.
+func settleBy(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(settleByKey{}).(time.Time)
+	return t, ok
+}
+
+// settleMargin is the part of AckWait kept for acking: a tenth, between 250ms and 5s.
+func settleMargin(ackWait time.Duration) time.Duration {
+	return min(max(ackWait/10, 250*time.Millisecond), 5*time.Second)
 }
 
 // settle sends an ack or nak on a short context of its own.
@@ -195,9 +229,15 @@ func (s *subscriber) waitIdle(ctx context.Context) error {
 }
 
 // Close stops fetching and waits for the slots to end and close their output channels. It does not
-// wait for messages in flight beyond AckWait: call waitIdle first.
+// wait for messages still in flight (JetStream redelivers them): call waitIdle first.
 func (s *subscriber) Close() error {
 	s.stopFetching()
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.closing)
+	}
+	s.mu.Unlock()
 	s.outputs.Wait()
 	return nil
 }
