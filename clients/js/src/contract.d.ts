@@ -7,6 +7,8 @@ type Open<T extends string> = T | (string & {});
 export type Capability = Open<"text" | "vision" | "file" | "audio" | "video">;
 export type Dialect = Open<"openai-chat" | "anthropic">;
 export type Locale = Open<"zh" | "en">;
+/** Where a reply carries the media: both (default), result (imageUrl/file or content only), assembly (assembly only). */
+export type Media = Open<"both" | "result" | "assembly">;
 
 /** reply.json */
 export interface Reply<R = unknown> {
@@ -33,6 +35,7 @@ export interface GetArtifactRequest {
   capabilities?: Capability[];
   dialect?: Dialect;
   locale?: Locale;
+  media?: Media;
 }
 
 /** get_artifact.result.json */
@@ -43,7 +46,8 @@ export interface GetArtifactResult {
   imageUrl?: ImageURLPart;
   file?: FilePart;
   metadata: ArtifactMetadata;
-  assembly: Assembly;
+  /** Absent when the request asked for media "result". */
+  assembly?: Assembly;
 }
 
 /** get_artifact.result.json #/$defs/ImageURLPart */
@@ -112,12 +116,15 @@ export interface GetHistoryImageRequest {
   image_md5: string;
   dialect?: Dialect;
   locale?: Locale;
+  media?: Media;
 }
 
 /** get_history_image.result.json */
 export interface GetHistoryImageResult {
-  content: HistoryImageBlock[];
-  assembly: Assembly;
+  /** Absent when the request asked for media "assembly". */
+  content?: HistoryImageBlock[];
+  /** Absent when the request asked for media "result". */
+  assembly?: Assembly;
 }
 
 /** get_history_image.result.json #/$defs/HistoryImageBlock */

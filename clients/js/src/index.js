@@ -260,6 +260,9 @@ function isNoResponders(err) {
 export function assembleTurn(calls, opts = {}) {
   const dialect = calls.find((c) => c.result?.assembly)?.result.assembly.dialect ?? opts.dialect ?? "openai-chat";
   const toolContent = (c) => {
+    if (c.result && !c.result.assembly) {
+      throw new Error(`assembleTurn: call ${c.id} has no assembly (its request asked for media "result")`);
+    }
     if (c.result?.assembly) {
       if (c.result.assembly.dialect !== dialect) {
         throw new Error(`assembleTurn: call ${c.id} has dialect ${c.result.assembly.dialect}, the turn ${dialect}`);
