@@ -5,11 +5,18 @@ import (
 	"time"
 )
 
-// Dialects of the assembled message parts.
+// Dialects of the assembled message parts: the API whose tool-result shape Assembly follows.
 const (
-	DialectOpenAIChat = "openai-chat"
-	DialectAnthropic  = "anthropic"
+	DialectOpenAIChat      = "openai-chat"      // OpenAI Chat Completions
+	DialectOpenAIResponses = "openai-responses" // OpenAI Responses
+	DialectAnthropic       = "anthropic"        // Anthropic Messages
+	DialectGemini          = "gemini"           // Google Gemini generateContent
+	DialectBedrockConverse = "bedrock-converse" // Amazon Bedrock Converse
+	DialectLangChain       = "langchain"        // LangChain ToolMessage, v1 standard content blocks
 )
+
+// Dialects lists every dialect, the default (openai-chat) first.
+var Dialects = []string{DialectOpenAIChat, DialectOpenAIResponses, DialectAnthropic, DialectGemini, DialectBedrockConverse, DialectLangChain}
 
 // Locales of human-readable text produced by the worker. Chinese is the default, as in the seeds.
 const (
@@ -95,6 +102,34 @@ type ContentRouteResult struct {
 	ImageURL *ImageURLPart    `json:"imageUrl,omitempty"`
 	File     *FilePart        `json:"file,omitempty"`
 	Metadata ArtifactMetadata `json:"metadata"`
+	// ImageProcessing says what was done to a routed image to fit the model (routing image_url):
+	// the original and the sent format, dimensions and bytes, and the actions taken.
+	ImageProcessing *ImageProcessing `json:"imageProcessing,omitempty"`
+}
+
+// Image processing actions (ImageProcessing.Actions).
+const (
+	ImageOriented   = "oriented"    // the JPEG's EXIF orientation was applied
+	ImageFirstFrame = "first_frame" // an animated GIF was reduced to its first frame
+	ImageConverted  = "converted"   // the format changed (BMP, TIFF, GIF to PNG or JPEG)
+	ImageDownscaled = "downscaled"  // made smaller to fit the model's limits
+	ImageReencoded  = "reencoded"   // re-encoded in its own format and size (metadata dropped)
+)
+
+// ImageProcessing is what was done to an image before sending it. Actions is empty when the
+// image went as it was.
+type ImageProcessing struct {
+	Original ImageInfo `json:"original"`
+	Sent     ImageInfo `json:"sent"`
+	Actions  []string  `json:"actions,omitempty"`
+}
+
+// ImageInfo is one image's format, dimensions (0 when unknown) and size in bytes.
+type ImageInfo struct {
+	Format string `json:"format"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Bytes  int64  `json:"bytes"`
 }
 
 // ImageURLPart is an OpenAI-style image part: {"type":"image_url","image_url":{"url":"data:..."}}.

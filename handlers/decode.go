@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/routing"
 )
 
 // invalid returns an invalid_request error naming field.
@@ -66,15 +68,13 @@ func locale(s string) (string, error) {
 	return "", invalid("locale", "locale %q is not supported (use %q or %q)", s, contracts.LocaleZH, contracts.LocaleEN)
 }
 
-// dialect validates an optional dialect, defaulting to openai-chat.
+// dialect validates an optional dialect with routing.ParseDialect, the one validator of dialects.
 func dialect(s string) (string, error) {
-	switch s {
-	case "":
-		return contracts.DialectOpenAIChat, nil
-	case contracts.DialectOpenAIChat, contracts.DialectAnthropic:
-		return s, nil
+	d, err := routing.ParseDialect(s)
+	if err != nil {
+		return "", invalid("dialect", "dialect %q is not supported (use one of %s)", s, strings.Join(contracts.Dialects, ", "))
 	}
-	return "", invalid("dialect", "dialect %q is not supported (use %q or %q)", s, contracts.DialectOpenAIChat, contracts.DialectAnthropic)
+	return d, nil
 }
 
 // presentation validates the optional locale and dialect of a request that returns message parts.

@@ -25,6 +25,12 @@ type Capabilities interface {
 	Capabilities(serviceID string) []string
 }
 
+// ModelFormats answers which formats a service's model API accepts; an unknown service takes the
+// defaults of fallbackProvider (the provider behind the request's dialect).
+type ModelFormats interface {
+	Formats(serviceID, fallbackProvider string) routing.Formats
+}
+
 // FileMetas reads per-file metadata of workspace files.
 type FileMetas interface {
 	Get(ctx context.Context, workspaceID, cleanPath string) (workspace.FileMeta, error)
@@ -34,6 +40,8 @@ type FileMetas interface {
 type GetArtifact struct {
 	Blobs        Blobs
 	Capabilities Capabilities
+	// Formats is optional: without it, routing.DefaultFormats apply.
+	Formats ModelFormats
 	// Files is optional: without it, ws: refs take their MIME type from the object's Content-Type.
 	Files FileMetas
 	// MaxSize is the largest artifact read; bigger ones are described from their metadata.
@@ -77,6 +85,8 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 		TooLarge:     tooLarge,
 		Capabilities: caps,
 		Locale:       loc,
+		Dialect:      dia,
+		Formats:      h.formats(r.ServiceID, dia),
 		WorkspaceID:  target.workspaceID,
 		RelativePath: target.relPath,
 	}
@@ -98,6 +108,14 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	}
 	res := routing.Route(in)
 	return encodeResult(res, routing.Assemble(res, dia), med)
+}
+
+// formats is what the service's API accepts, or the defaults of the dialect's provider.
+func (h *GetArtifact) formats(serviceID, dialect string) routing.Formats {
+	if h.Formats == nil {
+		return routing.Formats{}
+	}
+	return h.Formats.Formats(serviceID, routing.DialectProvider(dialect))
 }
 
 // capabilities is the explicit list when the request has one, else the registry's entry.

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/routing"
 )
 
 // ErrInvalid is wrapped by every error about the content of a registry file (bad JSON, a
@@ -27,13 +29,18 @@ var validOutputs = map[string]bool{"text": true, "image": true, "audio": true, "
 // Registry maps service ids to their input capabilities. It is immutable once built and safe
 // for concurrent use; the nil *Registry is valid and knows no service.
 type Registry struct {
-	inputs map[string][]string // lower-cased id or alias → canonical-order inputs, text included
-	ids    []string            // service ids as written, in file order
+	inputs    map[string][]string        // lower-cased id or alias → canonical-order inputs, text included
+	formats   map[string]routing.Formats // lower-cased id or alias → what the service's API accepts
+	providers map[string]routing.Formats // lower-cased provider → its defaults
+	ids       []string                   // service ids as written, in file order
 }
 
 // file is the JSON shape of a registry file.
 type file struct {
-	Services []service `json:"services"`
+	// Providers holds each provider's accepted formats and image limits, by provider name
+	// ("openai", "anthropic", "google", "bedrock"); "default" applies to any other provider.
+	Providers map[string]formatsJSON `json:"providers,omitempty"`
+	Services  []service              `json:"services"`
 }
 
 type service struct {
@@ -45,6 +52,79 @@ type service struct {
 		Input  []string `json:"input"`
 		Output []string `json:"output"`
 	} `json:"capabilities"`
+	// Formats and ImageLimits, when present, replace the provider's for this service (each
+	// modality list on its own).
+	Formats     *modalities `json:"formats,omitempty"`
+	ImageLimits *limitsJSON `json:"imageLimits,omitempty"`
+}
+
+// formatsJSON is a provider's entry.
+type formatsJSON struct {
+	Formats     modalities  `json:"formats"`
+	ImageLimits *limitsJSON `json:"imageLimits,omitempty"`
+}
+
+// modalities lists accepted format names per input modality; a missing list is "inherit".
+type modalities struct {
+	Image []string `json:"image,omitempty"`
+	File  []string `json:"file,omitempty"`
+	Audio []string `json:"audio,omitempty"`
+	Video []string `json:"video,omitempty"`
+}
+
+type limitsJSON struct {
+	MaxLongEdge  int   `json:"maxLongEdge,omitempty"`
+	MaxShortEdge int   `json:"maxShortEdge,omitempty"`
+	MaxPixels    int   `json:"maxPixels,omitempty"`
+	MaxBytes     int64 `json:"maxBytes,omitempty"`
+	StaticOnly   bool  `json:"staticOnly,omitempty"`
+}
+
+func (l *limitsJSON) limits() routing.ImageLimits {
+	return routing.ImageLimits{MaxLongEdge: l.MaxLongEdge, MaxShortEdge: l.MaxShortEdge, MaxPixels: l.MaxPixels, MaxBytes: l.MaxBytes, StaticOnly: l.StaticOnly}
+}
+
+// check reports bad format names (empty, upper case, with a slash: names are "png", not
+// "image/png") and negative limits.
+func (m *modalities) check() []string {
+	var bad []string
+	for _, list := range [][]string{m.Image, m.File, m.Audio, m.Video} {
+		for _, f := range list {
+			if f == "" || f != strings.ToLower(strings.TrimSpace(f)) || strings.Contains(f, "/") {
+				bad = append(bad, fmt.Sprintf("bad format name %q (use lower-case names such as \"png\", \"pdf\")", f))
+			}
+		}
+	}
+	return bad
+}
+
+func (l *limitsJSON) check() []string {
+	if l != nil && (l.MaxLongEdge < 0 || l.MaxShortEdge < 0 || l.MaxPixels < 0 || l.MaxBytes < 0) {
+		return []string{"image limits must not be negative"}
+	}
+	return nil
+}
+
+// over returns base with the lists and limits set in m and l replacing its own.
+func over(base routing.Formats, m *modalities, l *limitsJSON) routing.Formats {
+	if m != nil {
+		if m.Image != nil {
+			base.Image = m.Image
+		}
+		if m.File != nil {
+			base.File = m.File
+		}
+		if m.Audio != nil {
+			base.Audio = m.Audio
+		}
+		if m.Video != nil {
+			base.Video = m.Video
+		}
+	}
+	if l != nil {
+		base.Limits = l.limits()
+	}
+	return base
 }
 
 // Load reads and validates a registry file. A read failure is returned as is (errors.Is
@@ -70,9 +150,20 @@ func Parse(data []byte, name string) (*Registry, error) {
 		return nil, fmt.Errorf("llmservices: %s: %w: data after the JSON object", name, ErrInvalid)
 	}
 
-	r := &Registry{inputs: make(map[string][]string, len(f.Services))}
+	r := &Registry{
+		inputs:    make(map[string][]string, len(f.Services)),
+		formats:   make(map[string]routing.Formats, len(f.Services)),
+		providers: make(map[string]routing.Formats, len(f.Providers)),
+	}
 	firstAt := make(map[string]int, len(f.Services))
 	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(f.Providers)) {
+		p := f.Providers[name]
+		for _, problem := range append(p.Formats.check(), p.ImageLimits.check()...) {
+			errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", name, name, ErrInvalid, problem))
+		}
+		r.providers[lookupKey(name)] = over(routing.DefaultFormats(), &p.Formats, p.ImageLimits)
+	}
 	for i, s := range f.Services {
 		fail := func(format string, args ...any) {
 			where := fmt.Sprintf("services[%d]", i)
@@ -90,6 +181,14 @@ func Parse(data []byte, name string) (*Registry, error) {
 				fail("unknown output capability %q", o)
 			}
 		}
+		if s.Formats != nil {
+			for _, problem := range s.Formats.check() {
+				fail("%s", problem)
+			}
+		}
+		for _, problem := range s.ImageLimits.check() {
+			fail("%s", problem)
+		}
 		if strings.TrimSpace(s.ID) == "" {
 			fail("missing id")
 			continue
@@ -106,6 +205,11 @@ func Parse(data []byte, name string) (*Registry, error) {
 			}
 			firstAt[k] = i
 			r.inputs[k] = inputs
+		}
+		for _, key := range append([]string{s.ID}, s.Aliases...) {
+			if k := lookupKey(key); k != "" && firstAt[k] == i {
+				r.formats[k] = over(r.provider(s.Provider), s.Formats, s.ImageLimits)
+			}
 		}
 		r.ids = append(r.ids, s.ID)
 	}
@@ -146,6 +250,31 @@ func (r *Registry) Capabilities(serviceID string) []string {
 		}
 	}
 	return []string{contracts.CapText}
+}
+
+// Formats returns what a service's API accepts (by id or alias): its own lists and limits, else
+// its provider's, else the "default" provider's, else routing.DefaultFormats. An unknown service
+// takes those of fallbackProvider (the provider behind the request's dialect, see
+// routing.DialectProvider). A nil Registry gives routing.DefaultFormats.
+func (r *Registry) Formats(serviceID, fallbackProvider string) routing.Formats {
+	if r == nil {
+		return routing.DefaultFormats()
+	}
+	if f, ok := r.formats[lookupKey(serviceID)]; ok {
+		return f
+	}
+	return r.provider(fallbackProvider)
+}
+
+// provider is a provider's formats, else the "default" entry's, else routing.DefaultFormats.
+func (r *Registry) provider(name string) routing.Formats {
+	if f, ok := r.providers[lookupKey(name)]; ok && name != "" {
+		return f
+	}
+	if f, ok := r.providers["default"]; ok {
+		return f
+	}
+	return routing.DefaultFormats()
 }
 
 // Has reports whether the service is in the registry (by id or alias).

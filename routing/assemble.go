@@ -3,29 +3,12 @@ package routing
 import (
 	"bytes"
 	"encoding/json"
+	"path"
 	"strings"
+	"unicode"
 
 	"github.com/agentworks/artifact-worker/contracts"
 )
-
-// ValidDialect reports whether name is a dialect Assemble knows: contracts.DialectOpenAIChat,
-// contracts.DialectAnthropic, or empty (the default, openai-chat). Case and surrounding spaces
-// are ignored. Callers validate request fields with it; Assemble itself treats any unknown name
-// as openai-chat.
-func ValidDialect(name string) bool {
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "", contracts.DialectOpenAIChat, contracts.DialectAnthropic:
-		return true
-	}
-	return false
-}
-
-func normalizeDialect(name string) string {
-	if strings.EqualFold(strings.TrimSpace(name), contracts.DialectAnthropic) {
-		return contracts.DialectAnthropic
-	}
-	return contracts.DialectOpenAIChat
-}
 
 // mediaKind is what a routed part is, as far as the dialects care.
 type mediaKind int
@@ -33,113 +16,161 @@ type mediaKind int
 const (
 	mediaNone mediaKind = iota
 	mediaImage
-	mediaPDF
+	mediaDocument // PDF, and the office and text documents Bedrock takes
 	mediaAudio
+	mediaVideo
 )
 
 // media is the routed payload of a ContentRouteResult.
 type media struct {
 	kind     mediaKind
 	mime     string
+	format   string // "png", "pdf", "wav"
 	data     string // standard base64, no data: prefix
 	filename string
 	url      string // the data URL it came from, reused rather than built again (it can be tens of MB)
 }
 
+// dataURL is "data:{mime};base64,{data}", the one it came from when there is one.
+func (m media) dataURL() string {
+	if m.url != "" {
+		return m.url
+	}
+	return "data:" + m.mime + ";base64," + m.data
+}
+
+// kindName is the contracts kind a dialect's carriage is listed by.
+func (m media) kindName() string {
+	switch m.kind {
+	case mediaImage:
+		return contracts.KindImage
+	case mediaAudio:
+		return contracts.KindAudio
+	case mediaVideo:
+		return contracts.KindVideo
+	}
+	return contracts.KindDocument
+}
+
 // routedMedia extracts the payload a result routes to the model. It returns mediaNone when the
 // result routes nothing (routing text), and also sets unsupported when the result routes
-// something no dialect here can carry (a ZIP, a video, a malformed part).
-func routedMedia(r contracts.ContentRouteResult) (m media, unsupported bool) {
+// something the dialect cannot carry (a ZIP, a video for OpenAI, a malformed part).
+func routedMedia(r contracts.ContentRouteResult, dialect string) (m media, unsupported bool) {
 	switch {
 	case r.Routing == contracts.RouteImageURL && r.ImageURL != nil:
 		mime, data, ok := parseDataURL(r.ImageURL.ImageURL.URL)
 		if !ok || !acceptedImageFormats[formatOf(mime)] {
 			return media{}, true
 		}
-		m := media{kind: mediaImage, mime: mime, data: data}
+		m = media{kind: mediaImage, mime: mime, format: formatOf(mime), data: data}
 		if u, prefix := r.ImageURL.ImageURL.URL, "data:"+mime+";base64,"; strings.HasPrefix(u, prefix) && len(u) == len(prefix)+len(data) {
 			m.url = u
 		}
-		return m, false
 	case r.Routing == contracts.RouteFile && r.File != nil:
 		f := r.File.File
-		m := media{mime: normalizeMIME(f.MimeType), data: f.Data, filename: f.Filename}
-		switch m.mime {
-		case "application/pdf":
-			m.kind = mediaPDF
-		case "audio/wav", "audio/mpeg":
+		m = media{mime: normalizeMIME(f.MimeType), data: f.Data, filename: f.Filename}
+		m.format = formatOf(m.mime)
+		switch {
+		case m.mime == "" || m.data == "":
+			return media{}, true
+		case strings.HasPrefix(m.mime, "audio/"):
 			m.kind = mediaAudio
+		case strings.HasPrefix(m.mime, "video/"):
+			m.kind = mediaVideo
+		case strings.HasPrefix(m.mime, "image/"):
+			return media{}, true // images travel as image_url
 		default:
-			return media{}, true
+			m.kind = mediaDocument
 		}
-		if m.data == "" {
-			return media{}, true
-		}
-		return m, false
 	case r.Routing == contracts.RouteImageURL, r.Routing == contracts.RouteFile:
 		return media{}, true // routing says media, but the part is missing
+	default:
+		return media{}, false
 	}
-	return media{}, false
+	if !DialectCarries(dialect, m.kindName(), m.format) {
+		return media{}, true
+	}
+	return m, false
 }
 
-// Assemble turns a ContentRouteResult into the message parts of a dialect (contracts.DialectOpenAIChat
-// or contracts.DialectAnthropic; anything else is openai-chat).
+// Assemble turns a ContentRouteResult into the tool-result parts of a dialect (one of
+// contracts.Dialects; anything else is openai-chat). ToolContent is what goes where the API puts
+// a tool's result; FollowUp, for openai-chat only, holds the user message that carries media.
 //
-// openai-chat: tool messages take text only, so ToolContent is a JSON string — the text, the
-// description, or for routed media the summary line and a note that the content follows — and
-// FollowUp holds one user message with a text part and the media part: image_url for images,
-// file (file_data data URL) for PDFs, input_audio for WAV and MP3. Media OpenAI chat cannot take
-// (other files, video) is not sent: ToolContent says so.
+//   - openai-chat: tool messages take text only, so ToolContent is a JSON string — the text, the
+//     description, or for routed media the summary line and a note that the content follows — and
+//     FollowUp holds one user message with a text part and the media part: image_url for images,
+//     file (file_data data URL) for PDFs, input_audio for WAV and MP3.
+//   - openai-responses: ToolContent is function_call_output.output: a string for text, else a list
+//     of input_text plus input_image (data URL, detail auto) or input_file (PDF data URL).
+//   - anthropic: ToolContent is the tool_result content list: a text block, plus an image block
+//     or a document block (PDF). Empty text gives an empty list (Anthropic rejects empty text).
+//   - gemini: ToolContent is a functionResponse without name and id (the caller's to set):
+//     {"response":{"output":text}} plus, for media, "parts":[{"inlineData":{mimeType,data}}].
+//   - bedrock-converse: ToolContent is toolResult.content: a text block, plus an image, document
+//     (format and a sanitised name) or video block with the bytes as base64.
+//   - langchain: ToolContent is a ToolMessage's content: v1 standard blocks, text plus an image,
+//     file (with extras.filename), audio or video block with base64 and mime_type.
 //
-// anthropic: ToolContent is the tool_result content list: a text block, plus an image block for
-// images or a document block for PDFs. Media Anthropic cannot take (audio, video, other files)
-// is not sent: the text block says so. Empty text gives an empty list, since Anthropic rejects
-// empty text blocks.
-//
-// Base64 only ever appears in media parts, never in a text field or a string ToolContent. The
-// locale of the notes added here follows the markers Route writes at the start of Content.
-// Assemble is pure and safe for concurrent use.
+// Media a dialect cannot carry is not sent: the text says so. Base64 only ever appears in media
+// parts, never in a text field or a string ToolContent. The locale of the notes added here follows
+// the markers Route writes at the start of Content. Assemble is pure and safe for concurrent use.
 func Assemble(r contracts.ContentRouteResult, dialect string) contracts.Assembly {
-	msgs := contentLocale(r.Content)
-	m, unsupported := routedMedia(r)
-	if normalizeDialect(dialect) == contracts.DialectAnthropic {
-		if m.kind == mediaAudio { // Anthropic takes images and PDFs only
-			m, unsupported = media{}, true
-		}
-		return assembleAnthropic(r.Content, m, unsupported, msgs)
-	}
-	return assembleOpenAIChat(r.Content, m, unsupported, msgs)
+	d := normalizeDialect(dialect)
+	m, unsupported := routedMedia(r, d)
+	return assemble(d, r.Content, m, unsupported, contentLocale(r.Content))
+}
+
+// AssembleText assembles a text-only tool result (a description, an error message) in a dialect.
+func AssembleText(text, dialect string) contracts.Assembly {
+	return assemble(normalizeDialect(dialect), text, media{}, false, contentLocale(text))
 }
 
 // AssembleImage assembles one plain image, given as standard base64 (no data: prefix), with a
 // text that goes with it (which must not hold the base64). A MIME type that no API accepts as an
-// image, or empty data, gives the text alone.
+// image, one the dialect cannot carry, or empty data gives the text alone.
 func AssembleImage(mime, base64Data, text, dialect string) contracts.Assembly {
+	d := normalizeDialect(dialect)
 	m := media{kind: mediaImage, mime: normalizeMIME(mime), data: base64Data}
-	if base64Data == "" || !acceptedImageFormats[formatOf(m.mime)] {
+	m.format = formatOf(m.mime)
+	if base64Data == "" || !acceptedImageFormats[m.format] || !DialectCarries(d, contracts.KindImage, m.format) {
 		m = media{}
 	}
-	if normalizeDialect(dialect) == contracts.DialectAnthropic {
-		return assembleAnthropic(text, m, false, &zh)
+	if d == contracts.DialectOpenAIChat { // the text is a label, not a routed summary: no "follows" note
+		a := contracts.Assembly{Dialect: d, ToolContent: marshal(text)}
+		if m.kind != mediaNone {
+			a.FollowUp = []contracts.ChatMessage{openAIFollowUp(text, m)}
+		}
+		return a
 	}
-	a := contracts.Assembly{Dialect: contracts.DialectOpenAIChat, ToolContent: marshal(text)}
-	if m.kind != mediaNone {
-		a.FollowUp = []contracts.ChatMessage{openAIFollowUp(text, m)}
-	}
-	return a
+	return assemble(d, text, m, false, &zh)
 }
 
-func assembleOpenAIChat(content string, m media, unsupported bool, msgs *messages) contracts.Assembly {
-	a := contracts.Assembly{Dialect: contracts.DialectOpenAIChat}
-	switch {
-	case m.kind != mediaNone:
-		a.ToolContent = marshal(content + "\n" + msgs.followsNext)
-		a.FollowUp = []contracts.ChatMessage{openAIFollowUp(content, m)}
-	case unsupported:
-		a.ToolContent = marshal(content + "\n" + msgs.dialectCannot)
-	default:
-		a.ToolContent = marshal(content)
+// assemble builds the parts of dialect d (already normalised).
+func assemble(d, content string, m media, unsupported bool, msgs *messages) contracts.Assembly {
+	text := content
+	if unsupported {
+		text = content + "\n" + msgs.dialectCannot
 	}
+	switch d {
+	case contracts.DialectOpenAIResponses:
+		return contracts.Assembly{Dialect: d, ToolContent: responsesOutput(text, m)}
+	case contracts.DialectAnthropic:
+		return contracts.Assembly{Dialect: d, ToolContent: anthropicContent(text, m)}
+	case contracts.DialectGemini:
+		return contracts.Assembly{Dialect: d, ToolContent: geminiResponse(text, m)}
+	case contracts.DialectBedrockConverse:
+		return contracts.Assembly{Dialect: d, ToolContent: bedrockContent(text, m)}
+	case contracts.DialectLangChain:
+		return contracts.Assembly{Dialect: d, ToolContent: langchainContent(text, m)}
+	}
+	a := contracts.Assembly{Dialect: contracts.DialectOpenAIChat}
+	if m.kind == mediaNone {
+		a.ToolContent = marshal(text)
+		return a
+	}
+	a.ToolContent = marshal(content + "\n" + msgs.followsNext)
+	a.FollowUp = []contracts.ChatMessage{openAIFollowUp(content, m)}
 	return a
 }
 
@@ -151,35 +182,122 @@ func openAIFollowUp(label string, m media) contracts.ChatMessage {
 	}
 	switch m.kind {
 	case mediaImage:
-		url := m.url
-		if url == "" {
-			url = "data:" + m.mime + ";base64," + m.data
-		}
-		parts = append(parts, contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: url}})
-	case mediaPDF:
-		parts = append(parts, openAIFilePart{Type: "file", File: openAIFile{Filename: m.filename, FileData: "data:" + m.mime + ";base64," + m.data}})
+		parts = append(parts, contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: m.dataURL()}})
+	case mediaDocument:
+		parts = append(parts, openAIFilePart{Type: "file", File: openAIFile{Filename: m.filename, FileData: m.dataURL()}})
 	case mediaAudio:
-		parts = append(parts, openAIAudioPart{Type: "input_audio", InputAudio: openAIAudio{Data: m.data, Format: formatOf(m.mime)}})
+		parts = append(parts, openAIAudioPart{Type: "input_audio", InputAudio: openAIAudio{Data: m.data, Format: m.format}})
 	}
 	return contracts.ChatMessage{Role: "user", Content: marshal(parts)}
 }
 
-func assembleAnthropic(content string, m media, unsupported bool, msgs *messages) contracts.Assembly {
-	blocks := make([]any, 0, 2)
-	text := content
-	if unsupported {
-		text = content + "\n" + msgs.dialectCannot
+// responsesOutput is function_call_output.output of OpenAI Responses.
+func responsesOutput(text string, m media) json.RawMessage {
+	if m.kind == mediaNone {
+		return marshal(text)
 	}
+	parts := make([]any, 0, 2)
+	if text != "" {
+		parts = append(parts, textPart{Type: "input_text", Text: text})
+	}
+	switch m.kind {
+	case mediaImage:
+		parts = append(parts, responsesImage{Type: "input_image", ImageURL: m.dataURL(), Detail: "auto"})
+	case mediaDocument:
+		parts = append(parts, responsesFile{Type: "input_file", Filename: m.filename, FileData: m.dataURL()})
+	}
+	return marshal(parts)
+}
+
+// anthropicContent is tool_result.content of Anthropic Messages.
+func anthropicContent(text string, m media) json.RawMessage {
+	blocks := make([]any, 0, 2)
 	if text != "" {
 		blocks = append(blocks, textPart{Type: "text", Text: text})
 	}
 	switch m.kind {
 	case mediaImage:
 		blocks = append(blocks, anthropicBlock{Type: "image", Source: anthropicSource{Type: "base64", MediaType: m.mime, Data: m.data}})
-	case mediaPDF:
+	case mediaDocument:
 		blocks = append(blocks, anthropicBlock{Type: "document", Source: anthropicSource{Type: "base64", MediaType: m.mime, Data: m.data}})
 	}
-	return contracts.Assembly{Dialect: contracts.DialectAnthropic, ToolContent: marshal(blocks)}
+	return marshal(blocks)
+}
+
+// geminiResponse is a Gemini functionResponse without its name and id.
+func geminiResponse(text string, m media) json.RawMessage {
+	r := geminiFunctionResponse{Response: geminiOutput{Output: text}}
+	if m.kind != mediaNone {
+		r.Parts = []geminiPart{{InlineData: geminiBlob{MimeType: m.mime, Data: m.data}}}
+	}
+	return marshal(r)
+}
+
+// bedrockContent is toolResult.content of Bedrock Converse.
+func bedrockContent(text string, m media) json.RawMessage {
+	blocks := make([]any, 0, 2)
+	if text != "" {
+		blocks = append(blocks, bedrockText{Text: text})
+	}
+	src := bedrockSource{Bytes: m.data}
+	switch m.kind {
+	case mediaImage:
+		blocks = append(blocks, bedrockImage{Image: bedrockMedia{Format: m.format, Source: src}})
+	case mediaDocument:
+		blocks = append(blocks, bedrockDocument{Document: bedrockMedia{Format: m.format, Name: bedrockDocumentName(m.filename), Source: src}})
+	case mediaVideo:
+		format := m.format
+		if format == "3gp" {
+			format = "three_gp"
+		}
+		blocks = append(blocks, bedrockVideo{Video: bedrockMedia{Format: format, Source: src}})
+	}
+	return marshal(blocks)
+}
+
+// bedrockDocumentName makes a Bedrock document name from a filename: the name without its
+// extension, keeping only letters, digits, single spaces, hyphens, parentheses and square
+// brackets (what Bedrock allows); "document" when nothing is left.
+func bedrockDocumentName(filename string) string {
+	base := strings.TrimSuffix(filename, path.Ext(filename))
+	var b strings.Builder
+	space := false
+	for _, r := range base {
+		switch {
+		case unicode.IsLetter(r), unicode.IsDigit(r), strings.ContainsRune("-()[]", r):
+			b.WriteRune(r)
+			space = false
+		case !space && b.Len() > 0:
+			b.WriteByte(' ')
+			space = true
+		}
+		if b.Len() >= 200 {
+			break
+		}
+	}
+	if name := strings.TrimSpace(b.String()); name != "" {
+		return name
+	}
+	return "document"
+}
+
+// langchainContent is a LangChain ToolMessage's content in v1 standard blocks.
+func langchainContent(text string, m media) json.RawMessage {
+	blocks := make([]any, 0, 2)
+	if text != "" {
+		blocks = append(blocks, textPart{Type: "text", Text: text})
+	}
+	switch m.kind {
+	case mediaImage:
+		blocks = append(blocks, langchainBlock{Type: "image", Base64: m.data, MimeType: m.mime})
+	case mediaDocument:
+		blocks = append(blocks, langchainBlock{Type: "file", Base64: m.data, MimeType: m.mime, Extras: &langchainExtras{Filename: m.filename}})
+	case mediaAudio:
+		blocks = append(blocks, langchainBlock{Type: "audio", Base64: m.data, MimeType: m.mime})
+	case mediaVideo:
+		blocks = append(blocks, langchainBlock{Type: "video", Base64: m.data, MimeType: m.mime})
+	}
+	return marshal(blocks)
 }
 
 type textPart struct {
@@ -205,6 +323,73 @@ type openAIAudioPart struct {
 type openAIAudio struct {
 	Data   string `json:"data"`
 	Format string `json:"format"`
+}
+
+type responsesImage struct {
+	Type     string `json:"type"`
+	ImageURL string `json:"image_url"`
+	Detail   string `json:"detail"`
+}
+
+type responsesFile struct {
+	Type     string `json:"type"`
+	Filename string `json:"filename"`
+	FileData string `json:"file_data"`
+}
+
+type geminiFunctionResponse struct {
+	Response geminiOutput `json:"response"`
+	Parts    []geminiPart `json:"parts,omitempty"`
+}
+
+type geminiOutput struct {
+	Output string `json:"output"`
+}
+
+type geminiPart struct {
+	InlineData geminiBlob `json:"inlineData"`
+}
+
+type geminiBlob struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+type bedrockText struct {
+	Text string `json:"text"`
+}
+
+type bedrockImage struct {
+	Image bedrockMedia `json:"image"`
+}
+
+type bedrockDocument struct {
+	Document bedrockMedia `json:"document"`
+}
+
+type bedrockVideo struct {
+	Video bedrockMedia `json:"video"`
+}
+
+type bedrockMedia struct {
+	Format string        `json:"format"`
+	Name   string        `json:"name,omitempty"`
+	Source bedrockSource `json:"source"`
+}
+
+type bedrockSource struct {
+	Bytes string `json:"bytes"`
+}
+
+type langchainBlock struct {
+	Type     string           `json:"type"`
+	Base64   string           `json:"base64"`
+	MimeType string           `json:"mime_type"`
+	Extras   *langchainExtras `json:"extras,omitempty"`
+}
+
+type langchainExtras struct {
+	Filename string `json:"filename,omitempty"`
 }
 
 type anthropicBlock struct {

@@ -22,7 +22,10 @@ func TestAssemble(t *testing.T) {
 	pdfRes := route("r.pdf", pdf, fileCap, "")
 	textRes := route("n.txt", []byte("<b>hi</b> & 你好\n"), noCaps, "")
 	descRes := route("r.pdf", pdf, noCaps, "en")
-	zipRes := route("a.zip", zip, fileCap, "en")
+	// Routed for a dialect and model that take ZIP and MP4 (langchain, say), then assembled for one that cannot carry them.
+	anything := routing.Formats{File: []string{"zip"}, Video: []string{"mp4"}}
+	zipRes := routing.Route(routing.Input{ID: "a1", Filename: "a.zip", Content: zip, Capabilities: fileCap, Locale: "en", Dialect: "langchain", Formats: anything})
+	mp4Res := routing.Route(routing.Input{ID: "a1", Filename: "v.mp4", Content: mp4, Capabilities: videoCap, Dialect: "langchain", Formats: anything})
 
 	tests := []struct {
 		name     string
@@ -33,7 +36,7 @@ func TestAssemble(t *testing.T) {
 	}{
 		{"openai text", textRes, "openai-chat", jsonOf(textRes.Content), ""},
 		{"openai is the default", textRes, "", jsonOf(textRes.Content), ""},
-		{"unknown dialect is openai", textRes, "gemini", jsonOf(textRes.Content), ""},
+		{"unknown dialect is openai", textRes, "x-unknown", jsonOf(textRes.Content), ""},
 		{"openai description", descRes, "openai-chat", jsonOf(descRes.Content), ""},
 		{
 			"openai image", imgRes, "openai-chat",
@@ -64,8 +67,8 @@ func TestAssemble(t *testing.T) {
 			jsonOf(zipRes.Content + "\nThis model API cannot receive this kind of file directly; its content was not sent."), "",
 		},
 		{
-			"openai cannot take video", route("v.mp4", mp4, videoCap, ""), "openai-chat",
-			jsonOf(route("v.mp4", mp4, videoCap, "").Content + "\n此模型接口无法直接接收这种文件，内容未发送。"), "",
+			"openai cannot take video", mp4Res, "openai-chat",
+			jsonOf(mp4Res.Content + "\n此模型接口无法直接接收这种文件，内容未发送。"), "",
 		},
 		{"anthropic text", textRes, "anthropic", `[{"type":"text","text":` + jsonOf(textRes.Content) + `}]`, ""},
 		{"anthropic empty text", route("e.txt", []byte{}, noCaps, ""), "anthropic", `[]`, ""},
@@ -154,8 +157,8 @@ func TestAssembleImage(t *testing.T) {
 
 func TestValidDialect(t *testing.T) {
 	tests := map[string]bool{
-		"": true, "openai-chat": true, "anthropic": true, " Anthropic ": true,
-		"openai": false, "gemini": false, "openai-responses": false,
+		"": true, "openai-chat": true, "anthropic": true, " Anthropic ": true, "gemini": true, "openai-responses": true,
+		"bedrock-converse": true, "LangChain": true, "openai": false, "bedrock": false, "claude": false,
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -14,7 +14,6 @@ const (
 	reasonNoCapability reason = iota
 	reasonTooLarge
 	reasonUnavailable
-	reasonUnsupportedImage
 )
 
 // artifactLabel is "{filename} (artifact:{id})", made safe to print.
@@ -30,21 +29,47 @@ func artifactLabel(filename, id string) string {
 //	当前模型无法读取此类型的内容（需要文件能力）。
 //	建议：请使用具备文件能力的智能体来读取此文件。
 func describe(m *messages, label string, d Detection, size int64, why reason, need string) string {
-	var b strings.Builder
-	b.WriteString(m.cannotRead + " " + label + "\n")
-	b.WriteString(m.typeLabel + m.typeName(d) + "\n")
-	b.WriteString(m.sizeLabel + humanSize(size) + "\n")
+	b := describeHead(m, label, d, size)
 	switch why {
 	case reasonTooLarge:
 		b.WriteString(m.tooLarge + "\n" + m.suggestSmaller)
 	case reasonUnavailable:
 		b.WriteString(m.unavailable + "\n" + m.suggestRetry)
-	case reasonUnsupportedImage:
-		b.WriteString(fmt.Sprintf(m.unsupportedImage, strings.ToUpper(d.Format)) + "\n" + m.suggestConvert)
 	default:
 		c := m.capabilityName(need)
 		b.WriteString(fmt.Sprintf(m.needsCapability, c) + "\n" + fmt.Sprintf(m.suggestCapability, c))
 	}
+	return b.String()
+}
+
+// describeHead writes the first three lines of a description: marker and label, type, size.
+func describeHead(m *messages, label string, d Detection, size int64) *strings.Builder {
+	var b strings.Builder
+	b.WriteString(m.cannotRead + " " + label + "\n")
+	b.WriteString(m.typeLabel + m.typeName(d) + "\n")
+	b.WriteString(m.sizeLabel + humanSize(size) + "\n")
+	return &b
+}
+
+// describeNotAccepted describes an artifact whose format the model's API does not accept (or
+// the dialect cannot carry), naming the formats of that kind it does accept:
+//
+//	[Cannot read] a.docx (artifact:a1)
+//	Type: DOCX document
+//	Size: 1.2 KB
+//	The current model's API does not accept DOCX files (it accepts: PDF).
+//	Suggestion: convert the file to an accepted format and read it again, or use an agent whose model accepts it.
+func describeNotAccepted(m *messages, label string, d Detection, size int64, accepted []string) string {
+	b := describeHead(m, label, d, size)
+	format := strings.ToUpper(d.Format)
+	if format == "" {
+		format = m.unknownBinary
+	}
+	list := m.noFormats
+	if len(accepted) > 0 {
+		list = strings.ToUpper(strings.Join(accepted, ", "))
+	}
+	b.WriteString(fmt.Sprintf(m.notAccepted, format, list) + "\n" + m.suggestAccepted)
 	return b.String()
 }
 

@@ -16,8 +16,8 @@ type messages struct {
 	suggestCapability                   string // %s: capability name
 	tooLarge, suggestSmaller            string
 	unavailable, suggestRetry           string
-	unsupportedImage                    string // %s: format
-	suggestConvert                      string
+	notAccepted                         string // %s: format, %s: accepted formats
+	noFormats, suggestAccepted          string
 	followsNext                         string
 	dialectCannot                       string
 	capabilityNames                     map[string]string
@@ -37,8 +37,9 @@ var zh = messages{
 	suggestSmaller:    "建议：请提供更小的文件，或拆分后分别读取。",
 	unavailable:       "文件内容不可用，未加载。",
 	suggestRetry:      "建议：请稍后重新读取此文件。",
-	unsupportedImage:  "模型接口不支持 %s 格式的图片（只接受 PNG、JPEG、GIF、WEBP）。",
-	suggestConvert:    "建议：请将图片转换为 PNG 或 JPEG 后再读取。",
+	notAccepted:       "当前模型接口不接受 %s 格式（可接受：%s）。",
+	noFormats:         "无",
+	suggestAccepted:   "建议：请转换为可接受的格式后再读取，或使用支持此格式的智能体。",
 	followsNext:       "内容见下一条消息。",
 	dialectCannot:     "此模型接口无法直接接收这种文件，内容未发送。",
 	capabilityNames: map[string]string{
@@ -65,8 +66,9 @@ var en = messages{
 	suggestSmaller:    "Suggestion: provide a smaller file, or split it and read the parts.",
 	unavailable:       "The file content was not available and was not loaded.",
 	suggestRetry:      "Suggestion: read the file again later.",
-	unsupportedImage:  "Model APIs do not accept %s images (only PNG, JPEG, GIF and WEBP).",
-	suggestConvert:    "Suggestion: convert the image to PNG or JPEG and read it again.",
+	notAccepted:       "The current model's API does not accept the %s format (it accepts: %s).",
+	noFormats:         "none of this kind",
+	suggestAccepted:   "Suggestion: convert the file to an accepted format and read it again, or use an agent whose model accepts it.",
 	followsNext:       "The content follows in the next message.",
 	dialectCannot:     "This model API cannot receive this kind of file directly; its content was not sent.",
 	capabilityNames: map[string]string{

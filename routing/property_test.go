@@ -266,11 +266,19 @@ func TestPropertyCompleteStructure(t *testing.T) { // INV-4
 		}
 		if r.ImageURL != nil {
 			mime, data, ok := strings.Cut(strings.TrimPrefix(r.ImageURL.ImageURL.URL, "data:"), ";base64,")
-			if !ok || r.ImageURL.Type != "image_url" || r.ContentType != contracts.ContentImage || mime != md.MimeType {
-				t.Fatalf("image part %.80q for %s", r.ImageURL.ImageURL.URL, md.MimeType)
+			p := r.ImageProcessing
+			if !ok || r.ImageURL.Type != "image_url" || r.ContentType != contracts.ContentImage || p == nil {
+				t.Fatalf("image part %.80q for %s, processing %+v", r.ImageURL.ImageURL.URL, md.MimeType, p)
 			}
-			if dec, err := base64.StdEncoding.DecodeString(data); err != nil || !bytes.Equal(dec, c.data) {
-				t.Fatalf("image data does not decode to the content (err %v)", err)
+			dec, err := base64.StdEncoding.DecodeString(data)
+			if err != nil || int64(len(dec)) != p.Sent.Bytes {
+				t.Fatalf("image data does not decode to %d bytes (err %v)", p.Sent.Bytes, err)
+			}
+			if len(p.Actions) == 0 && (mime != md.MimeType || !bytes.Equal(dec, c.data)) {
+				t.Fatalf("unprocessed image part %.80q is not the content (%s)", r.ImageURL.ImageURL.URL, md.MimeType)
+			}
+			if len(p.Actions) > 0 && mime != "image/"+p.Sent.Format {
+				t.Fatalf("processed image part is %s, sent format %s", mime, p.Sent.Format)
 			}
 		}
 		if r.File != nil {

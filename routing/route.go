@@ -2,11 +2,13 @@ package routing
 
 import (
 	"encoding/base64"
+	"errors"
 	"path"
 	"strings"
 	"time"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/imaging"
 )
 
 // Input is everything Route needs to know about one artifact and the model that will read it.
@@ -27,21 +29,31 @@ type Input struct {
 	Locale       string
 	WorkspaceID  string
 	RelativePath string
+	// Formats the model's API accepts; the zero value is DefaultFormats.
+	Formats Formats
+	// Dialect the result will be assembled in (default openai-chat): media it cannot carry is
+	// described, not sent.
+	Dialect string
 }
 
-// acceptedImageFormats are the image formats every supported model API accepts (PROVIDERS.md):
-// OpenAI, Anthropic and Gemini all take PNG, JPEG and WEBP; OpenAI and Anthropic take GIF.
+// acceptedImageFormats are the image formats some supported model API accepts as they are
+// (PROVIDERS.md): OpenAI, Anthropic and Gemini all take PNG, JPEG and WEBP; OpenAI and Anthropic
+// take GIF. Assemble sends no other image.
 var acceptedImageFormats = map[string]bool{"png": true, "jpeg": true, "gif": true, "webp": true}
 
 // Route decides how an artifact reaches the model and builds the seeds' ContentRouteResult.
 //
 //   - Text is returned verbatim in Content (contentType text, routing text).
-//   - An image in PNG, JPEG, GIF or WEBP for a model with vision goes as a data URL in ImageURL
-//     (routing image_url); Content is a one-line summary.
+//   - An image for a model with vision goes as a data URL in ImageURL (routing image_url), fitted
+//     to the model by imaging.Prepare: a format the model does not take but that decodes here
+//     (BMP, TIFF, an animated GIF where only static images are taken) is converted, an image over
+//     the model's limits is downscaled, a JPEG's EXIF orientation is applied; ImageProcessing says
+//     what was done. Content is a one-line summary.
 //   - A document, audio, video or other binary for a model with the needed capability (file,
-//     audio, video, file) goes as base64 in File (routing file); Content is a one-line summary.
+//     audio, video, file) whose format the model accepts (Input.Formats) and the dialect can
+//     carry goes as base64 in File (routing file); Content is a one-line summary.
 //   - Anything else is described in Content (routing text) in the request's locale: a missing
-//     capability, an image format no provider accepts, a TooLarge artifact (contentType stays
+//     capability, a format the model does not accept, a TooLarge artifact (contentType stays
 //     text for text, image for images, binary otherwise), content that was not supplied.
 //
 // Base64 appears only in ImageURL and File, never in Content. Route is pure, deterministic,
@@ -84,6 +96,7 @@ func Route(in Input) contracts.ContentRouteResult {
 	label := artifactLabel(filename, in.ID)
 	need := neededCapability(det.Kind)
 
+	formats := in.Formats.orDefault()
 	switch {
 	case in.TooLarge:
 		res.Content = describe(msgs, label, det, size, reasonTooLarge, need)
@@ -91,17 +104,12 @@ func Route(in Input) contracts.ContentRouteResult {
 		res.Content = describe(msgs, label, det, size, reasonUnavailable, need)
 	case det.IsText:
 		res.Content = string(content)
-	case det.Kind == contracts.KindImage && !acceptedImageFormats[det.Format]:
-		res.Content = describe(msgs, label, det, size, reasonUnsupportedImage, need)
 	case !in.Capabilities.Has(need):
 		res.Content = describe(msgs, label, det, size, reasonNoCapability, need)
 	case det.Kind == contracts.KindImage:
-		res.Routing = contracts.RouteImageURL
-		res.Content = summary(msgs.imageMarker, label, msgs.typeName(det), size)
-		res.ImageURL = &contracts.ImageURLPart{
-			Type:     "image_url",
-			ImageURL: contracts.ImageURL{URL: dataURL(det.MIME, content)},
-		}
+		routeImage(&res, msgs, label, det, content, formats, in.Dialect)
+	case !formats.Accepts(in.Dialect, det.Kind, det.Format):
+		res.Content = describeNotAccepted(msgs, label, det, size, formats.accepted(in.Dialect, det.Kind))
 	default:
 		res.Routing = contracts.RouteFile
 		res.Content = summary(msgs.fileMarker, label, msgs.typeName(det), size)
@@ -115,6 +123,51 @@ func Route(in Input) contracts.ContentRouteResult {
 		}
 	}
 	return res
+}
+
+// routeImage sends an image fitted to the model, or describes it when it cannot be.
+func routeImage(res *contracts.ContentRouteResult, msgs *messages, label string, det Detection, content []byte, f Formats, dialect string) {
+	size := int64(len(content))
+	accepted := f.accepted(dialect, contracts.KindImage)
+	prep, err := imaging.Prepare(content, det.Format, imageTarget(accepted, f.Limits))
+	switch {
+	case errors.Is(err, imaging.ErrTooLarge):
+		res.Content = describe(msgs, label, det, size, reasonTooLarge, contracts.CapVision)
+		return
+	case err != nil:
+		res.Content = describeNotAccepted(msgs, label, det, size, accepted)
+		return
+	}
+	mime, data := det.MIME, content
+	if prep.Data != nil {
+		mime, data = prep.MIME(), prep.Data
+	}
+	res.Routing = contracts.RouteImageURL
+	res.Content = summary(msgs.imageMarker, label, msgs.typeName(det), size)
+	res.ImageURL = &contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: dataURL(mime, data)}}
+	res.ImageProcessing = imageProcessing(prep)
+}
+
+// imageTarget is what imaging.Prepare fits an image to: the accepted formats that some API takes
+// as images (so never SVG or BMP, whatever a registry says), within the limits.
+func imageTarget(accepted []string, l ImageLimits) imaging.Target {
+	var formats []string
+	for _, f := range accepted {
+		if acceptedImageFormats[f] || f == "heic" || f == "heif" {
+			formats = append(formats, f)
+		}
+	}
+	return imaging.Target{
+		Formats: formats, MaxLongEdge: l.MaxLongEdge, MaxShortEdge: l.MaxShortEdge,
+		MaxPixels: l.MaxPixels, MaxBytes: l.MaxBytes, StaticOnly: l.StaticOnly,
+	}
+}
+
+func imageProcessing(r imaging.Result) *contracts.ImageProcessing {
+	info := func(i imaging.Info) contracts.ImageInfo {
+		return contracts.ImageInfo{Format: i.Format, Width: i.Width, Height: i.Height, Bytes: i.Bytes}
+	}
+	return &contracts.ImageProcessing{Original: info(r.Original), Sent: info(r.Sent), Actions: r.Actions}
 }
 
 func contentType(d Detection) string {

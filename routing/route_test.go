@@ -2,6 +2,7 @@ package routing_test
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,11 +49,12 @@ func TestRoute(t *testing.T) {
 
 		{"png with vision", "a.png", "image/png", png, visionCap, "", contracts.ContentImage, contracts.RouteImageURL, contracts.KindImage, "image/png", "png", nil},
 		{"jpeg with vision", "a.jpg", "image/jpeg", jpeg, visionCap, "", contracts.ContentImage, contracts.RouteImageURL, contracts.KindImage, "image/jpeg", "jpeg", nil},
-		{"gif with vision", "a.gif", "image/gif", gif, visionCap, "", contracts.ContentImage, contracts.RouteImageURL, contracts.KindImage, "image/gif", "gif", nil},
+		{"gif with vision goes as png (default formats take no gif)", "a.gif", "image/gif", gif, visionCap, "", contracts.ContentImage, contracts.RouteImageURL, contracts.KindImage, "image/gif", "gif", nil},
 		{"webp with vision", "a.webp", "image/webp", webp, visionCap, "", contracts.ContentImage, contracts.RouteImageURL, contracts.KindImage, "image/webp", "webp", nil},
 		{"png without vision", "a.png", "image/png", png, fileCap, "", contracts.ContentImage, contracts.RouteText, contracts.KindImage, "image/png", "png", []string{"[无法读取] a.png (artifact:art-1)", "PNG 图片", "视觉"}},
 		{"png without vision, en", "a.png", "image/png", png, fileCap, "en", contracts.ContentImage, contracts.RouteText, contracts.KindImage, "image/png", "png", []string{"[Cannot read] a.png (artifact:art-1)", "PNG image", "vision capability"}},
-		{"bmp with vision is not accepted", "a.bmp", "image/bmp", testfiles.BMP(2, 2), allCaps, "", contracts.ContentImage, contracts.RouteText, contracts.KindImage, "image/bmp", "bmp", []string{"BMP 图片", "不支持 BMP", "PNG 或 JPEG"}},
+		{"bmp with vision goes as png", "a.bmp", "image/bmp", testfiles.BMP(2, 2), allCaps, "", contracts.ContentImage, contracts.RouteImageURL, contracts.KindImage, "image/bmp", "bmp", nil},
+		{"heic is not accepted by default", "a.heic", "image/heic", []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00heicmif1"), allCaps, "en", contracts.ContentImage, contracts.RouteText, contracts.KindImage, "image/heic", "heic", []string{"HEIC image", "does not accept the HEIC format", "PNG, JPEG, WEBP"}},
 
 		{"pdf with file", "r.pdf", "application/pdf", pdf, fileCap, "", contracts.ContentBinary, contracts.RouteFile, contracts.KindDocument, "application/pdf", "pdf", nil},
 		{"pdf without file", "r.pdf", "application/pdf", pdf, visionCap, "", contracts.ContentBinary, contracts.RouteText, contracts.KindDocument, "application/pdf", "pdf", []string{"PDF 文档", "文件能力"}},
@@ -60,9 +62,11 @@ func TestRoute(t *testing.T) {
 		{"wav with audio", "s.wav", "audio/wav", wav, audioCap, "", contracts.ContentBinary, contracts.RouteFile, contracts.KindAudio, "audio/wav", "wav", nil},
 		{"mp3 with audio", "s.mp3", "audio/mpeg", mp3, audioCap, "", contracts.ContentBinary, contracts.RouteFile, contracts.KindAudio, "audio/mpeg", "mp3", nil},
 		{"mp3 without audio", "s.mp3", "audio/mpeg", mp3, fileCap, "", contracts.ContentBinary, contracts.RouteText, contracts.KindAudio, "audio/mpeg", "mp3", []string{"MP3 音频", "音频能力"}},
-		{"mp4 with video", "v.mp4", "video/mp4", mp4, videoCap, "", contracts.ContentBinary, contracts.RouteFile, contracts.KindVideo, "video/mp4", "mp4", nil},
+		{"mp4 with video: openai-chat cannot carry it", "v.mp4", "video/mp4", mp4, videoCap, "", contracts.ContentBinary, contracts.RouteText, contracts.KindVideo, "video/mp4", "mp4", []string{"MP4 视频", "不接受 MP4 格式（可接受：无）"}},
 		{"mp4 without video", "v.mp4", "video/mp4", mp4, allCaps.Without("video"), "en", contracts.ContentBinary, contracts.RouteText, contracts.KindVideo, "video/mp4", "mp4", []string{"MP4 video", "video capability"}},
-		{"zip with file", "a.zip", "application/zip", zip, fileCap, "", contracts.ContentBinary, contracts.RouteFile, contracts.KindOther, "application/zip", "zip", nil},
+		{"zip with file is not accepted", "a.zip", "application/zip", zip, fileCap, "", contracts.ContentBinary, contracts.RouteText, contracts.KindOther, "application/zip", "zip", []string{"ZIP 压缩包", "不接受 ZIP 格式（可接受：PDF）"}},
+		{"docx with file is not accepted", "a.docx", "", testfiles.DOCX(), fileCap, "en", contracts.ContentBinary, contracts.RouteText, contracts.KindDocument, "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx", []string{"DOCX document", "does not accept the DOCX format (it accepts: PDF)"}},
+		{"elf with file is not accepted", "prog", "", elf, fileCap, "", contracts.ContentBinary, contracts.RouteText, contracts.KindOther, "application/x-executable", "elf", []string{"ELF 可执行文件", "不接受 ELF 格式"}},
 		{"zip without file", "a.zip", "application/zip", zip, visionCap, "", contracts.ContentBinary, contracts.RouteText, contracts.KindOther, "application/zip", "zip", []string{"ZIP 压缩包", "文件能力"}},
 		{"elf without file", "prog", "", elf, visionCap, "", contracts.ContentBinary, contracts.RouteText, contracts.KindOther, "application/x-executable", "elf", []string{"ELF 可执行文件"}},
 		{"unknown binary without file", "blob", "", []byte{0xde, 0xad, 0, 1, 2}, visionCap, "", contracts.ContentBinary, contracts.RouteText, contracts.KindOther, "application/octet-stream", "", []string{"未知二进制文件"}},
@@ -99,8 +103,19 @@ func TestRoute(t *testing.T) {
 				if r.File != nil || r.ImageURL == nil || r.ImageURL.Type != "image_url" {
 					t.Fatalf("parts: imageUrl %v, file %v", r.ImageURL, r.File)
 				}
-				if got, want := r.ImageURL.ImageURL.URL, "data:"+tt.mime+";base64,"+b64; got != want {
-					t.Errorf("url = %.60q…, want %.60q…", got, want)
+				p := r.ImageProcessing
+				if p == nil || p.Original.Format != tt.binaryType || p.Original.Bytes != int64(len(tt.content)) {
+					t.Fatalf("imageProcessing = %+v, want the original %s of %d bytes", p, tt.binaryType, len(tt.content))
+				}
+				wantURL := "data:" + tt.mime + ";base64," + b64
+				if len(p.Actions) > 0 { // converted: the sent format is PNG, as DefaultFormats take no GIF or BMP
+					if p.Sent.Format != "png" || !slices.Equal(p.Actions, []string{contracts.ImageConverted}) {
+						t.Errorf("imageProcessing = %+v, want converted to png", p)
+					}
+					wantURL = "data:image/png;base64,"
+				}
+				if got := r.ImageURL.ImageURL.URL; !strings.HasPrefix(got, wantURL) || len(p.Actions) == 0 && got != wantURL {
+					t.Errorf("url = %.60q…, want %.60q…", got, wantURL)
 				}
 				assertSummary(t, r.Content, tt.filename, b64)
 			case contracts.RouteFile:

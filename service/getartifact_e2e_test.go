@@ -66,6 +66,7 @@ func TestGetArtifactRoutes(t *testing.T) {
 		ref         string
 		service     string
 		caps        []string
+		dialect     string
 		contentType string
 		routing     string
 		kind        string
@@ -81,9 +82,10 @@ func TestGetArtifactRoutes(t *testing.T) {
 		{name: "pdf without file", ref: "artifact:pdf", service: "text-model", contentType: "binary", routing: "text", kind: "document", describe: []string{"[无法读取]", "report.pdf", "PDF 文档"}},
 		{name: "audio with audio", ref: "artifact:mp3", service: "omni-model", contentType: "binary", routing: "file", kind: "audio"},
 		{name: "audio without audio", ref: "artifact:mp3", service: "vision-model", contentType: "binary", routing: "text", kind: "audio", describe: []string{"[无法读取]", "voice.mp3", "MP3 音频"}},
-		{name: "video with video", ref: "artifact:mp4", service: "omni-model", contentType: "binary", routing: "file", kind: "video"},
+		{name: "video with video, gemini", ref: "artifact:mp4", service: "omni-model", dialect: "gemini", contentType: "binary", routing: "file", kind: "video"},
+		{name: "video with video, openai-chat cannot carry it", ref: "artifact:mp4", service: "omni-model", contentType: "binary", routing: "text", kind: "video", describe: []string{"[无法读取]", "clip.mp4", "不接受 MP4"}},
 		{name: "video without video", ref: "artifact:mp4", service: "vision-model", contentType: "binary", routing: "text", kind: "video", describe: []string{"[无法读取]", "clip.mp4", "MP4"}},
-		{name: "other with file", ref: "artifact:zip", service: "vision-model", contentType: "binary", routing: "file", kind: "other"},
+		{name: "zip with file is not accepted", ref: "artifact:zip", service: "vision-model", contentType: "binary", routing: "text", kind: "other", describe: []string{"[无法读取]", "bundle.zip", "不接受 ZIP 格式（可接受：PDF）"}},
 		{name: "other without file", ref: "artifact:zip", service: "text-model", contentType: "binary", routing: "text", kind: "other", describe: []string{"[无法读取]", "bundle.zip"}},
 		{name: "explicit capabilities override the registry", ref: "artifact:png", service: "text-model", caps: []string{"text", "vision"}, contentType: "image", routing: "image_url", kind: "image"},
 		{name: "explicit empty capabilities mean text only", ref: "artifact:png", service: "vision-model", caps: []string{}, contentType: "image", routing: "text", kind: "image", describe: []string{"[无法读取]"}},
@@ -93,7 +95,7 @@ func TestGetArtifactRoutes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: tt.ref, ServiceID: tt.service, Capabilities: tt.caps})
+			rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: tt.ref, ServiceID: tt.service, Capabilities: tt.caps, Dialect: tt.dialect})
 			if !rep.OK {
 				t.Fatalf("error reply: %+v", rep.Error)
 			}

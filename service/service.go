@@ -26,6 +26,7 @@ import (
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/routing"
 	"github.com/agentworks/artifact-worker/telemetry"
 	"github.com/agentworks/artifact-worker/workspace"
 )
@@ -198,6 +199,9 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	}
 	artifacts := &handlers.Artifacts{Blobs: store, Files: files}
 	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Files: files, MaxSize: cfg.MaxArtifactSize}
+	if f, ok := caps.(handlers.ModelFormats); ok {
+		getArtifact.Formats = f
+	}
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
 	preprocess := &handlers.Preprocess{Cache: history, Logger: log}
@@ -243,6 +247,10 @@ type watched struct{ w *llmservices.Watcher }
 
 func (c watched) Capabilities(serviceID string) []string {
 	return c.w.Current().Capabilities(serviceID)
+}
+
+func (c watched) Formats(serviceID, fallbackProvider string) routing.Formats {
+	return c.w.Current().Formats(serviceID, fallbackProvider)
 }
 
 // Run serves until ctx is cancelled (SIGTERM), then shuts down gracefully: readiness turns false,

@@ -28,9 +28,11 @@ import (
 )
 
 // Registry is the capability registry the worker under test routes with: vision-model (text,
-// vision, file), text-model (text only), omni-model (every input).
+// vision, file; images up to 20 MB and 8000 px sent as they are), text-model (text only),
+// omni-model (every input). Formats are the registry's defaults (PNG, JPEG, WEBP, PDF, WAV, MP3,
+// MP4) unless the request's dialect names a provider.
 const Registry = `{"services":[
- {"id":"vision-model","capabilities":{"input":["text","vision","file"],"output":["text"]}},
+ {"id":"vision-model","capabilities":{"input":["text","vision","file"],"output":["text"]},"imageLimits":{"maxLongEdge":8000,"maxBytes":20971520}},
  {"id":"text-model","capabilities":{"input":["text"],"output":["text"]}},
  {"id":"omni-model","capabilities":{"input":["text","vision","file","audio","video"],"output":["text"]}}
 ]}`

@@ -1,0 +1,329 @@
+// Package imaging fits an image to what a model API accepts: it converts formats the API does not
+// take (BMP, TIFF, an animated GIF for APIs that want static images) to PNG or JPEG, applies the
+// EXIF orientation of JPEGs, drops metadata, and downscales images over the API's limits (long
+// edge, short edge, pixels, bytes). It is pure: no I/O, safe for concurrent use.
+//
+// An image that already fits is left alone: Prepare then reads only its header and returns no
+// new bytes, so the caller sends the original without another copy.
+package imaging
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"math"
+	"slices"
+
+	"golang.org/x/image/bmp"
+	"golang.org/x/image/draw"
+	"golang.org/x/image/tiff"
+	"golang.org/x/image/webp"
+)
+
+// ErrUnsupported means the image's format is neither accepted by the target nor decodable here
+// (HEIC, AVIF, a corrupt file), so it cannot be sent.
+var ErrUnsupported = errors.New("imaging: image cannot be converted")
+
+// ErrTooLarge means the image has more pixels than Prepare decodes (MaxDecodePixels).
+var ErrTooLarge = errors.New("imaging: image too large to decode")
+
+// MaxDecodePixels bounds the pixels Prepare decodes (about 400 MB of RGBA), so that a small file
+// claiming a huge canvas cannot exhaust memory.
+const MaxDecodePixels = 100_000_000
+
+// Actions Prepare may take, in Result.Actions.
+const (
+	ActionOriented   = "oriented"    // EXIF orientation applied
+	ActionFirstFrame = "first_frame" // animated GIF reduced to its first frame
+	ActionConverted  = "converted"   // format changed
+	ActionDownscaled = "downscaled"  // made smaller to fit the limits
+	ActionReencoded  = "reencoded"   // re-encoded (metadata dropped) with format and size kept
+)
+
+// Target is what the receiving API accepts.
+type Target struct {
+	// Formats the API takes: "png", "jpeg", "gif", "webp" (others are passed through when listed).
+	Formats []string
+	// MaxLongEdge, MaxShortEdge and MaxPixels bound the sent image; zero is no bound.
+	MaxLongEdge, MaxShortEdge, MaxPixels int
+	// MaxBytes bounds the encoded image; zero is no bound.
+	MaxBytes int64
+	// StaticOnly: animated GIFs are not accepted.
+	StaticOnly bool
+}
+
+// Info describes one image.
+type Info struct {
+	Format        string
+	Width, Height int
+	Bytes         int64
+}
+
+// Result is what Prepare did.
+type Result struct {
+	// Data holds the new image; nil when the original is sent unchanged.
+	Data []byte
+	// Format of what is sent ("png", "jpeg", ...).
+	Format   string
+	Original Info
+	Sent     Info
+	Actions  []string
+}
+
+// MIME is the MIME type of the sent format.
+func (r Result) MIME() string { return MIMEOf(r.Format) }
+
+// MIMEOf is the MIME type of an image format name.
+func MIMEOf(format string) string {
+	if format == "" {
+		return ""
+	}
+	return "image/" + format
+}
+
+// Prepare fits data, an image of the given format ("png", "jpeg", "gif", "webp", "bmp", "tiff"),
+// to t. It returns ErrUnsupported when the image can neither be sent as it is nor decoded.
+func Prepare(data []byte, format string, t Target) (Result, error) {
+	res := Result{Format: format, Original: Info{Format: format, Bytes: int64(len(data))}}
+	accepted := slices.Contains(t.Formats, format)
+	cfg, err := decodeConfig(data, format)
+	if err != nil {
+		// Not decodable here (HEIC for Gemini, say): it can only go as it is, unchecked.
+		if accepted && (t.MaxBytes == 0 || int64(len(data)) <= t.MaxBytes) {
+			res.Sent = res.Original
+			return res, nil
+		}
+		return res, fmt.Errorf("%w: %s: %v", ErrUnsupported, format, err)
+	}
+	res.Original.Width, res.Original.Height = cfg.Width, cfg.Height
+
+	orientation := 1
+	if format == "jpeg" {
+		orientation = JPEGOrientation(data)
+	}
+	animated := format == "gif" && t.StaticOnly && GIFAnimated(data)
+	w, h := cfg.Width, cfg.Height
+	if orientation >= 5 { // 5..8 swap width and height
+		w, h = h, w
+	}
+	sw, sh := fit(w, h, t)
+	if accepted && !animated && orientation == 1 && sw == w && sh == h && (t.MaxBytes == 0 || int64(len(data)) <= t.MaxBytes) {
+		res.Sent = res.Original
+		return res, nil
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > MaxDecodePixels {
+		return res, fmt.Errorf("%w: %dx%d", ErrTooLarge, cfg.Width, cfg.Height)
+	}
+
+	img, err := decode(data, format)
+	if err != nil {
+		return res, fmt.Errorf("%w: %s: %v", ErrUnsupported, format, err)
+	}
+	if animated {
+		res.Actions = append(res.Actions, ActionFirstFrame)
+	}
+	if orientation >= 5 { // scale in the stored orientation, turn the small result
+		sw, sh = sh, sw
+	}
+	out, outFormat, err := encodeFitting(img, format, orientation, sw, sh, t, &res)
+	if err != nil {
+		return res, err
+	}
+	if outFormat != format {
+		res.Actions = append(res.Actions, ActionConverted)
+	}
+	if len(res.Actions) == 0 {
+		res.Actions = append(res.Actions, ActionReencoded)
+	}
+	b := out.Bounds()
+	res.Data, res.Format = out.data, outFormat
+	res.Sent = Info{Format: outFormat, Width: b.Dx(), Height: b.Dy(), Bytes: int64(len(out.data))}
+	return res, nil
+}
+
+// encoded is an image and its encoding.
+type encoded struct {
+	image.Image
+	data []byte
+}
+
+// encodeFitting scales img to sw x sh (in its stored orientation), applies the EXIF orientation and
+// encodes it in an accepted format, shrinking further
+// (by the square root of the overshoot) while the bytes exceed MaxBytes.
+func encodeFitting(img image.Image, format string, orientation, sw, sh int, t Target, res *Result) (encoded, string, error) {
+	b := img.Bounds()
+	if orientation != 1 {
+		res.Actions = append(res.Actions, ActionOriented)
+	}
+	for range 6 {
+		scaled := img
+		if sw != b.Dx() || sh != b.Dy() {
+			scaled = scale(img, sw, sh)
+			if !slices.Contains(res.Actions, ActionDownscaled) {
+				res.Actions = append(res.Actions, ActionDownscaled)
+			}
+		}
+		if orientation != 1 {
+			scaled = orient(scaled, orientation)
+		}
+		data, outFormat, err := encode(scaled, format, t.Formats)
+		if err != nil {
+			return encoded{}, "", err
+		}
+		if t.MaxBytes == 0 || int64(len(data)) <= t.MaxBytes || sw <= 16 && sh <= 16 {
+			return encoded{Image: scaled, data: data}, outFormat, nil
+		}
+		f := math.Sqrt(float64(t.MaxBytes)/float64(len(data))) * 0.95
+		sw, sh = max(int(float64(sw)*f), 1), max(int(float64(sh)*f), 1)
+	}
+	return encoded{}, "", fmt.Errorf("%w: cannot fit in %d bytes", ErrUnsupported, t.MaxBytes)
+}
+
+// encode writes img in the best accepted format: JPEG stays JPEG; otherwise PNG, or JPEG when the
+// image is opaque, sizeable and JPEG comes out smaller (a photo).
+func encode(img image.Image, from string, formats []string) ([]byte, string, error) {
+	canPNG, canJPEG := slices.Contains(formats, "png"), slices.Contains(formats, "jpeg")
+	if from == "jpeg" && canJPEG || !canPNG && canJPEG {
+		data, err := encodeJPEG(img)
+		return data, "jpeg", err
+	}
+	if !canPNG {
+		return nil, "", fmt.Errorf("%w: the target takes neither PNG nor JPEG", ErrUnsupported)
+	}
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, img); err != nil {
+		return nil, "", fmt.Errorf("imaging: encode png: %w", err)
+	}
+	const photoBytes = 256 << 10
+	if canJPEG && buf.Len() > photoBytes && opaque(img) {
+		if j, err := encodeJPEG(img); err == nil && len(j) < buf.Len() {
+			return j, "jpeg", nil
+		}
+	}
+	return buf.Bytes(), "png", nil
+}
+
+func encodeJPEG(img image.Image) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
+		return nil, fmt.Errorf("imaging: encode jpeg: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// fit is the size of a w x h image inside the target's bounds, keeping the aspect ratio.
+func fit(w, h int, t Target) (int, int) {
+	if w <= 0 || h <= 0 {
+		return w, h
+	}
+	s := 1.0
+	long, short := max(w, h), min(w, h)
+	if t.MaxLongEdge > 0 && long > t.MaxLongEdge {
+		s = min(s, float64(t.MaxLongEdge)/float64(long))
+	}
+	if t.MaxShortEdge > 0 && short > t.MaxShortEdge {
+		s = min(s, float64(t.MaxShortEdge)/float64(short))
+	}
+	if t.MaxPixels > 0 && w*h > t.MaxPixels {
+		s = min(s, math.Sqrt(float64(t.MaxPixels)/float64(w*h)))
+	}
+	if s >= 1 {
+		return w, h
+	}
+	return max(int(float64(w)*s), 1), max(int(float64(h)*s), 1)
+}
+
+// scale resamples img to w x h with Catmull-Rom, the sharpest of x/image/draw's kernels.
+func scale(img image.Image, w, h int) image.Image {
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.CatmullRom.Scale(dst, dst.Bounds(), img, img.Bounds(), draw.Src, nil)
+	return dst
+}
+
+func opaque(img image.Image) bool {
+	if o, ok := img.(interface{ Opaque() bool }); ok {
+		return o.Opaque()
+	}
+	return false
+}
+
+func decodeConfig(data []byte, format string) (image.Config, error) {
+	r := bytes.NewReader(data)
+	switch format {
+	case "png":
+		return png.DecodeConfig(r)
+	case "jpeg":
+		return jpeg.DecodeConfig(r)
+	case "gif":
+		return gif.DecodeConfig(r)
+	case "webp":
+		return webp.DecodeConfig(r)
+	case "bmp":
+		return bmp.DecodeConfig(r)
+	case "tiff":
+		return tiff.DecodeConfig(r)
+	}
+	return image.Config{}, fmt.Errorf("no decoder for %q", format)
+}
+
+// decode reads the image; for a GIF, its first frame.
+func decode(data []byte, format string) (image.Image, error) {
+	r := bytes.NewReader(data)
+	switch format {
+	case "png":
+		return png.Decode(r)
+	case "jpeg":
+		return jpeg.Decode(r)
+	case "gif":
+		return gif.Decode(r)
+	case "webp":
+		return webp.Decode(r)
+	case "bmp":
+		return bmp.Decode(r)
+	case "tiff":
+		return tiff.Decode(r)
+	}
+	return nil, fmt.Errorf("no decoder for %q", format)
+}
+
+// orient applies an EXIF orientation (2..8) to img.
+func orient(img image.Image, o int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	dw, dh := w, h
+	if o >= 5 {
+		dw, dh = h, w
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, dw, dh))
+	for y := range h {
+		for x := range w {
+			var dx, dy int
+			switch o {
+			case 2:
+				dx, dy = w-1-x, y
+			case 3:
+				dx, dy = w-1-x, h-1-y
+			case 4:
+				dx, dy = x, h-1-y
+			case 5:
+				dx, dy = y, x
+			case 6:
+				dx, dy = h-1-y, x
+			case 7:
+				dx, dy = h-1-y, w-1-x
+			case 8:
+				dx, dy = y, w-1-x
+			default:
+				dx, dy = x, y
+			}
+			dst.Set(dx, dy, color.RGBAModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)))
+		}
+	}
+	return dst
+}

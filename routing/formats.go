@@ -1,0 +1,101 @@
+package routing
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// Formats is what a model's API accepts as input, per modality, by format name as Detect gives
+// it ("png", "jpeg", "pdf", "wav", "mp4"), and the limits of one image. Route sends an artifact
+// as image_url or file only when its format (after image conversion) is listed here and the
+// dialect can carry it; everything else is described.
+//
+// The zero value stands for "no list given": DefaultFormats applies. A Formats is immutable once
+// built and safe for concurrent use.
+type Formats struct {
+	Image, File, Audio, Video []string
+	Limits                    ImageLimits
+}
+
+// ImageLimits are the largest image a provider takes or reads at full resolution. Zero fields set
+// no limit.
+type ImageLimits struct {
+	// MaxLongEdge and MaxShortEdge bound the image's sides in pixels, MaxPixels their product.
+	MaxLongEdge, MaxShortEdge, MaxPixels int
+	// MaxBytes bounds the encoded image (not its base64).
+	MaxBytes int64
+	// StaticOnly is set when animated images are rejected: an animated GIF goes as its first frame.
+	StaticOnly bool
+}
+
+// DefaultFormats is what Route assumes when Input.Formats is the zero value: what every provider
+// of PROVIDERS.md takes for a modality (PNG, JPEG, WEBP images; PDF files; WAV and MP3 audio; MP4
+// video), with limits every provider reads in full (2048 px long edge, 1.15 megapixels, base64
+// under 5 MB, static images only).
+func DefaultFormats() Formats {
+	return Formats{
+		Image: []string{"png", "jpeg", "webp"},
+		File:  []string{"pdf"},
+		Audio: []string{"wav", "mp3"},
+		Video: []string{"mp4"},
+		Limits: ImageLimits{
+			MaxLongEdge: 2048, MaxPixels: 1_150_000, MaxBytes: 3_932_160, StaticOnly: true,
+		},
+	}
+}
+
+// IsZero reports whether no format list was given.
+func (f Formats) IsZero() bool {
+	return f.Image == nil && f.File == nil && f.Audio == nil && f.Video == nil && f.Limits == ImageLimits{}
+}
+
+// orDefault is f, or DefaultFormats when f is the zero value.
+func (f Formats) orDefault() Formats {
+	if f.IsZero() {
+		return DefaultFormats()
+	}
+	return f
+}
+
+// list is the accepted formats of a kind of artifact; documents and other binaries go as files.
+func (f Formats) list(kind string) []string {
+	switch kind {
+	case contracts.KindImage:
+		return f.Image
+	case contracts.KindAudio:
+		return f.Audio
+	case contracts.KindVideo:
+		return f.Video
+	default:
+		return f.File
+	}
+}
+
+// Accepts reports whether the model takes this format of this kind and the dialect can carry it.
+func (f Formats) Accepts(dialect, kind, format string) bool {
+	if format == "" {
+		return false
+	}
+	carryKind := kind
+	if kind != contracts.KindImage && kind != contracts.KindAudio && kind != contracts.KindVideo {
+		carryKind = contracts.KindDocument
+	}
+	return containsFold(f.list(kind), format) && DialectCarries(dialect, carryKind, format)
+}
+
+// accepted lists the formats of a kind that the model takes and the dialect carries.
+func (f Formats) accepted(dialect, kind string) []string {
+	var out []string
+	for _, name := range f.list(kind) {
+		if f.Accepts(dialect, kind, strings.ToLower(name)) {
+			out = append(out, strings.ToLower(name))
+		}
+	}
+	return out
+}
+
+func containsFold(list []string, s string) bool {
+	return slices.ContainsFunc(list, func(e string) bool { return strings.EqualFold(e, s) })
+}
