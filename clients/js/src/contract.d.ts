@@ -5,7 +5,7 @@
 type Open<T extends string> = T | (string & {});
 
 export type Capability = Open<"text" | "vision" | "file" | "audio" | "video">;
-export type Dialect = Open<"openai-chat" | "anthropic">;
+export type Dialect = Open<"openai-chat" | "openai-responses" | "anthropic" | "gemini" | "bedrock-converse" | "langchain">;
 export type Locale = Open<"zh" | "en">;
 /** Where a reply carries the media: both (default), result (imageUrl/file or content only), assembly (assembly only). */
 export type Media = Open<"both" | "result" | "assembly">;
@@ -48,6 +48,24 @@ export interface GetArtifactResult {
   metadata: ArtifactMetadata;
   /** Absent when the request asked for media "result". */
   assembly?: Assembly;
+  /** routing image_url: what was done to fit the image to the model. */
+  imageProcessing?: ImageProcessing;
+}
+
+/** get_artifact.result.json #/$defs/ImageProcessing */
+export interface ImageProcessing {
+  original: ImageInfo;
+  sent: ImageInfo;
+  /** oriented, first_frame, converted, downscaled, reencoded; empty: sent as it was. */
+  actions?: string[];
+}
+
+/** get_artifact.result.json #/$defs/ImageInfo */
+export interface ImageInfo {
+  format: string;
+  width: number;
+  height: number;
+  bytes: number;
 }
 
 /** get_artifact.result.json #/$defs/ImageURLPart */
@@ -92,8 +110,12 @@ export interface ArtifactMetadata {
 /** get_artifact.result.json #/$defs/Assembly (also get_history_image.result.json) */
 export interface Assembly {
   dialect: Dialect;
-  /** openai-chat: a string; anthropic: the tool_result's content blocks. */
-  toolContent: string | ContentBlock[];
+  /**
+   * Where the dialect puts a tool's result. openai-chat: a string; openai-responses: a string or
+   * input_* parts; anthropic, bedrock-converse, langchain: a list of blocks; gemini: a
+   * functionResponse object without name and id.
+   */
+  toolContent: string | Array<Record<string, unknown>> | Record<string, unknown>;
   /** Messages to append after the tool message(s), in order (openai-chat media). */
   followUp?: ChatMessage[];
 }

@@ -24,6 +24,8 @@ const interfaces = {
   "get_artifact.result.json#/$defs/Assembly": "Assembly",
   "get_artifact.result.json#/$defs/Assembly/properties/toolContent/oneOf/1/items": "ContentBlock",
   "get_artifact.result.json#/$defs/ChatMessage": "ChatMessage",
+  "get_artifact.result.json#/$defs/ImageProcessing": "ImageProcessing",
+  "get_artifact.result.json#/$defs/ImageInfo": "ImageInfo",
   "get_history_image.request.json#": "GetHistoryImageRequest",
   "get_history_image.result.json#": "GetHistoryImageResult",
   "get_history_image.result.json#/$defs/HistoryImageBlock": "HistoryImageBlock",
