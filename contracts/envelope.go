@@ -37,11 +37,14 @@ const (
 	CodeFileNotFound         = "file_not_found"
 	CodePermissionDenied     = "permission_denied"
 	CodeWriteFailed          = "write_failed"
-	CodeInvalidImageID       = "invalid_image_id"
-	CodeImageNotFound        = "image_not_found"
-	CodePayloadTooLarge      = "payload_too_large"
-	CodeUnavailable          = "unavailable"
-	CodeInternal             = "internal_error"
+	// CodeMetadataNotRecorded: workspace.file_written stored the content (or found it in the
+	// store) but could not record the file's metadata; error.ref is the file's artifact id.
+	CodeMetadataNotRecorded = "metadata_not_recorded"
+	CodeInvalidImageID      = "invalid_image_id"
+	CodeImageNotFound       = "image_not_found"
+	CodePayloadTooLarge     = "payload_too_large"
+	CodeUnavailable         = "unavailable"
+	CodeInternal            = "internal_error"
 )
 
 // Envelope is the part every request shares; it is what the worker decodes first.

@@ -321,6 +321,39 @@ func compareObject(doc, node map[string]any, t reflect.Type, path string, worker
 		}
 	}
 	fields := jsonFields(t)
+	// Another spelling the worker accepts for a field ("x-same-as": "mime_type") may stand in for
+	// it: the field is then required through "allOf": [{"anyOf": [{"required": [field]},
+	// {"required": [spelling]}]}].
+	sameAs := map[string]string{}
+	for name, p := range props {
+		if target, ok := p.(map[string]any)["x-same-as"].(string); ok {
+			sameAs[name] = target
+		}
+	}
+	if all, ok := node["allOf"].([]any); ok {
+		for _, item := range all {
+			anyOf, ok := item.(map[string]any)["anyOf"].([]any)
+			if !ok {
+				continue // if/then conditions and the like
+			}
+			var names []string
+			for _, alt := range anyOf {
+				if req, _ := alt.(map[string]any)["required"].([]any); len(req) == 1 {
+					names = append(names, fmt.Sprint(req[0]))
+				}
+			}
+			if len(names) < 2 || len(names) != len(anyOf) {
+				report("allOf item %v is not an anyOf of single required fields", item)
+				continue
+			}
+			for _, n := range names[1:] {
+				if sameAs[n] != names[0] {
+					report("allOf: %q is not x-same-as %q", n, names[0])
+				}
+			}
+			required[names[0]] = true
+		}
+	}
 	inGo := map[string]bool{}
 	for _, f := range fields {
 		inGo[f.name] = true
@@ -342,6 +375,18 @@ func compareObject(doc, node map[string]any, t reflect.Type, path string, worker
 		problems = append(problems, compareValue(doc, sub, f.typ, joinPath(path, f.name))...)
 	}
 	for name := range props {
+		if target, ok := sameAs[name]; ok {
+			if !inGo[target] {
+				report("property %q is x-same-as %q, which has no Go field in %s", name, target, t)
+				continue
+			}
+			for _, f := range fields {
+				if f.name == target {
+					problems = append(problems, compareValue(doc, props[name].(map[string]any), f.typ, joinPath(path, name))...)
+				}
+			}
+			continue
+		}
 		if !inGo[name] {
 			report("property %q has no Go field in %s", name, t)
 		}

@@ -5,20 +5,91 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/routing"
 )
+
+// This file is the one place where request bodies are decoded and checked before a handler looks
+// at them: the envelope (DecodeEnvelope, for the pipeline) and each subject's fields (decode).
+
+// otherSpellings lists, per subject, the request fields that the design documents spell
+// differently from the contract; the worker accepts them as the same field. Design document 000
+// passes serviceId to routeContent; 004's write_file passes mimeType, and its workspace metadata
+// names workspaceId, agentId and messageId. Any other spelling of a known field (one that differs
+// only in case, '_' or '-': requestId, imageMd5, contentBase64, Ref, ...) is answered
+// invalid_request naming it, so that nothing a runtime sends is silently ignored because of how
+// it is spelled. The known fields of a subject are the JSON names of its request type, so a field
+// added to a request type is covered without touching this table.
+var otherSpellings = map[string]map[string]string{
+	contracts.SubjectGetArtifact: {"serviceId": "service_id"},
+	contracts.SubjectFileWritten: {"workspaceId": "workspace_id", "mimeType": "mime_type", "agentId": "agent_id", "messageId": "message_id"},
+}
+
+// maxLen bounds string fields of every request type by their JSON name (see contracts/limits.go;
+// workspace_id is checked by workspace.ValidateWorkspaceID, path by workspace.CleanPath).
+var maxLen = map[string]int{
+	"request_id": contracts.MaxIDLen,
+	"agent_id":   contracts.MaxIDLen,
+	"message_id": contracts.MaxIDLen,
+	"service_id": contracts.MaxIDLen,
+	"ref":        contracts.MaxRefLen,
+	"id":         contracts.MaxRefLen,
+	"mime_type":  contracts.MaxMIMETypeLen,
+}
 
 // invalid returns an invalid_request error naming field.
 func invalid(field, format string, args ...any) error {
 	return &contracts.Error{Code: contracts.CodeInvalidRequest, Message: fmt.Sprintf(format, args...), Field: field}
 }
 
-// decode unmarshals a request body into v. Unknown fields are accepted (contract v1 grows by
-// optional fields); a field of the wrong type is an invalid_request naming that field.
-func decode(body []byte, v any) error {
+// DecodeEnvelope returns the request_id of a request body. It is the pipeline's envelope decoder
+// (messaging.EnvelopeDecoder): a body it rejects is poison, answered and dead-lettered. The body
+// must be a JSON object whose request_id is a non-empty string of valid UTF-8 of at most
+// contracts.MaxIDLen bytes; the error is an invalid_request *contracts.Error naming request_id, or
+// the other spelling the body used instead (requestId, ...).
+func DecodeEnvelope(body []byte) (string, error) {
+	var env struct {
+		RequestID json.RawMessage `json:"request_id"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return "", invalid("", "request body is not a JSON object: %v", err)
+	}
+	raw := env.RequestID
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
+		for _, m := range members(body) {
+			if m.name != "request_id" && normalize(m.name) == "requestid" {
+				return "", invalid(m.name, "%s is not a field of contract v1: the field is spelled \"request_id\"", quote(m.name))
+			}
+		}
+		return "", invalid("request_id", "request_id is required")
+	}
+	if raw[0] != '"' {
+		return "", invalid("request_id", "field \"request_id\" must be a JSON string, not %s", kindOf(raw))
+	}
+	if !goodText(raw[1 : len(raw)-1]) {
+		return "", invalid("request_id", "field \"request_id\" is not valid UTF-8")
+	}
+	var id string
+	if err := json.Unmarshal(raw, &id); err != nil {
+		return "", invalid("request_id", "field \"request_id\" is not a JSON string: %v", err)
+	}
+	if len(id) > contracts.MaxIDLen {
+		return "", invalid("request_id", "field \"request_id\" is %d bytes, at most %d allowed", len(id), contracts.MaxIDLen)
+	}
+	return id, nil
+}
+
+// decode unmarshals the request body of subject into v, a pointer to the subject's request type,
+// and checks it: a field of the wrong type, a string anywhere in the body that is not valid UTF-8
+// (encoding/json would replace it by U+FFFD), another spelling of a known field (accepted when
+// otherSpellings lists it, else refused) and a field over its length limit are invalid_request
+// naming the field. Unknown fields are accepted (contract v1 grows by optional fields).
+func decode(subject string, body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
@@ -30,7 +101,140 @@ func decode(body []byte, v any) error {
 	if dec.More() {
 		return invalid("", "request body has data after the JSON object")
 	}
+	ms := members(body)
+	for _, m := range ms {
+		if path := badText(m.value, m.name); path != "" || !utf8.ValidString(m.name) {
+			if path == "" {
+				path = m.name
+			}
+			return invalid(m.name, "%s is not valid UTF-8 text: send strings as UTF-8 (binary content as content_base64)", path)
+		}
+	}
+	if err := otherSpelling(subject, ms, v); err != nil {
+		return err
+	}
+	return checkLengths(v)
+}
+
+// otherSpelling applies the accepted other spellings of known fields and refuses the rest.
+func otherSpelling(subject string, ms []member, v any) error {
+	known := knownFields(reflect.TypeOf(v).Elem())
+	present := make(map[string][]byte, len(ms))
+	for _, m := range ms {
+		present[m.name] = m.value
+	}
+	for _, m := range ms {
+		field, ok := known[normalize(m.name)]
+		if !ok || field == m.name {
+			continue
+		}
+		if otherSpellings[subject][m.name] != field {
+			return invalid(m.name, "%s is not a field of %s requests: the field is spelled %q", quote(m.name), subject, field)
+		}
+		if same, ok := present[field]; ok {
+			if !bytes.Equal(compact(same), compact(m.value)) {
+				return invalid(m.name, "%q and %q are the same field with different values: send one", m.name, field)
+			}
+			continue
+		}
+		one := append(append([]byte(`{"`+field+`":`), m.value...), '}')
+		if err := json.Unmarshal(one, v); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return invalid(m.name, "field %q must be a JSON %s, not %s", m.name, jsonKind(te.Type.Kind().String()), te.Value)
+			}
+			return invalid(m.name, "field %q: %v", m.name, err)
+		}
+	}
 	return nil
+}
+
+func compact(raw []byte) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// checkLengths applies maxLen to the string fields of the struct v points to.
+func checkLengths(v any) error {
+	rv := reflect.ValueOf(v).Elem()
+	for i := range rv.NumField() {
+		f := rv.Field(i)
+		if f.Kind() != reflect.String {
+			continue
+		}
+		name := jsonName(rv.Type().Field(i))
+		if limit, ok := maxLen[name]; ok && f.Len() > limit {
+			return invalid(name, "field %q is %d bytes, at most %d allowed", name, f.Len(), limit)
+		}
+	}
+	return nil
+}
+
+var knownCache sync.Map // reflect.Type -> map[string]string
+
+// knownFields maps the normalized JSON names of struct type t's fields to the names themselves.
+func knownFields(t reflect.Type) map[string]string {
+	if k, ok := knownCache.Load(t); ok {
+		return k.(map[string]string)
+	}
+	k := map[string]string{}
+	for i := range t.NumField() {
+		if name := jsonName(t.Field(i)); name != "" {
+			k[normalize(name)] = name
+		}
+	}
+	knownCache.Store(t, k)
+	return k
+}
+
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// normalize folds the spellings of a field name together: case, '_' and '-' do not count.
+func normalize(name string) string {
+	if len(name) > 64 {
+		return "" // no field is named like this
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return toLower(r)
+	}, name)
+}
+
+func toLower(r rune) rune {
+	if 'A' <= r && r <= 'Z' {
+		return r + 'a' - 'A'
+	}
+	return r
+}
+
+// quote quotes input for an error message, cut to its first 64 bytes (at a rune boundary).
+func quote(s string) string {
+	const maxQuoted = 64
+	if len(s) <= maxQuoted {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
 }
 
 func jsonKind(goKind string) string {
@@ -65,14 +269,14 @@ func locale(s string) (string, error) {
 	case contracts.LocaleZH, contracts.LocaleEN:
 		return s, nil
 	}
-	return "", invalid("locale", "locale %q is not supported (use %q or %q)", s, contracts.LocaleZH, contracts.LocaleEN)
+	return "", invalid("locale", "locale %s is not supported (use %q or %q)", quote(s), contracts.LocaleZH, contracts.LocaleEN)
 }
 
 // dialect validates an optional dialect with routing.ParseDialect, the one validator of dialects.
 func dialect(s string) (string, error) {
 	d, err := routing.ParseDialect(s)
 	if err != nil {
-		return "", invalid("dialect", "dialect %q is not supported (use one of %s)", s, strings.Join(contracts.Dialects, ", "))
+		return "", invalid("dialect", "dialect %s is not supported (use one of %s)", quote(s), strings.Join(contracts.Dialects, ", "))
 	}
 	return d, nil
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -30,7 +31,29 @@ func withRef(ref string, err error) error {
 
 // MapError is the one place where errors become wire codes. It returns the error for the caller and
 // whether the failure is transient (retry, then dead-letter) rather than permanent (answer now).
+// What the error echoes of the request is bounded: message to contracts.MaxErrorMessageLen, ref to
+// contracts.MaxRefLen, field to contracts.MaxErrorFieldLen bytes.
 func MapError(err error) (*contracts.Error, bool) {
+	wire, transient := mapError(err)
+	wire.Message = cut(wire.Message, contracts.MaxErrorMessageLen)
+	wire.Ref = cut(wire.Ref, contracts.MaxRefLen)
+	wire.Field = cut(wire.Field, contracts.MaxErrorFieldLen)
+	return wire, transient
+}
+
+// cut shortens s to at most n bytes, at a rune boundary, marking the cut with "...".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - len("...")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
+}
+
+func mapError(err error) (*contracts.Error, bool) {
 	var ref string
 	var re *refError
 	if errors.As(err, &re) {

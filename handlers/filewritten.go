@@ -41,7 +41,7 @@ type FileWritten struct {
 // Handle implements messaging.Handler.
 func (h *FileWritten) Handle(ctx context.Context, req messaging.Request) (any, error) {
 	var r contracts.FileWrittenRequest
-	if err := decode(req.Body, &r); err != nil {
+	if err := decode(contracts.SubjectFileWritten, req.Body, &r); err != nil {
 		return nil, err
 	}
 	if err := workspace.ValidateWorkspaceID(r.WorkspaceID); err != nil {
@@ -56,6 +56,11 @@ func (h *FileWritten) Handle(ctx context.Context, req messaging.Request) (any, e
 	}
 	if r.MimeType == "" {
 		return nil, &contracts.Error{Code: contracts.CodeMissingMimeType, Message: "mime_type is required", Field: "mime_type"}
+	}
+	for i := 0; i < len(r.MimeType); i++ {
+		if c := r.MimeType[i]; c < 0x20 || c > 0x7e {
+			return nil, invalid("mime_type", "mime_type %s is not a MIME type: only printable ASCII is allowed", quote(r.MimeType))
+		}
 	}
 	id, err := workspace.EncodeID(r.WorkspaceID, clean)
 	if err != nil {
@@ -91,9 +96,28 @@ func (h *FileWritten) Handle(ctx context.Context, req messaging.Request) (any, e
 	}
 	mod := contracts.Modification{AgentID: r.AgentID, Timestamp: now(), MessageID: r.MessageID, RequestID: r.RequestID}
 	if _, err := h.Files.RecordWrite(ctx, r.WorkspaceID, clean, r.MimeType, mod); err != nil {
-		return nil, withRef(id, err)
+		return nil, notRecorded(id, clean, r.WorkspaceID, content != nil, err)
 	}
 	return result, nil
+}
+
+// notRecorded reports a metadata failure after the content was stored (or found in the store): the
+// reply says exactly that, never internal_error. A transient failure stays transient (the whole
+// event is retried; putting the same content again is harmless); a permanent one is
+// metadata_not_recorded with the file's artifact id as ref.
+func notRecorded(id, clean, workspaceID string, stored bool, err error) error {
+	what := "is in the store"
+	if stored {
+		what = "was stored"
+	}
+	if isTransient(err) {
+		return withRef(id, fmt.Errorf("the content of %s in workspace %s %s but its metadata was not recorded: %w", quote(clean), workspaceID, what, err))
+	}
+	return &contracts.Error{
+		Code:    contracts.CodeMetadataNotRecorded,
+		Message: fmt.Sprintf("metadata_not_recorded: the content of %s in workspace %s %s but its metadata was not recorded: %v", quote(clean), workspaceID, what, err),
+		Ref:     id,
+	}
 }
 
 func recorded(meta workspace.FileMeta, requestID string) bool {

@@ -51,7 +51,7 @@ type GetArtifact struct {
 // Handle implements messaging.Handler.
 func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, error) {
 	var r contracts.GetArtifactRequest
-	if err := decode(req.Body, &r); err != nil {
+	if err := decode(contracts.SubjectGetArtifact, req.Body, &r); err != nil {
 		return nil, err
 	}
 	loc, dia, err := presentation(r.Locale, r.Dialect)
@@ -123,7 +123,7 @@ func (h *GetArtifact) capabilities(r contracts.GetArtifactRequest) (routing.Capa
 	if r.Capabilities != nil {
 		for _, c := range r.Capabilities {
 			if !oneOf(c, contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo) {
-				return routing.Capabilities{}, invalid("capabilities", "unknown capability %q (use text, vision, file, audio, video)", c)
+				return routing.Capabilities{}, invalid("capabilities", "unknown capability %s (use text, vision, file, audio, video)", quote(c))
 			}
 		}
 		return routing.NewCapabilities(r.Capabilities...), nil

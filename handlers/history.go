@@ -26,7 +26,7 @@ type Preprocess struct {
 // Handle implements messaging.Handler.
 func (h *Preprocess) Handle(ctx context.Context, req messaging.Request) (any, error) {
 	var r contracts.PreprocessRequest
-	if err := decode(req.Body, &r); err != nil {
+	if err := decode(contracts.SubjectPreprocess, req.Body, &r); err != nil {
 		return nil, err
 	}
 	if len(r.Messages) == 0 {
@@ -54,7 +54,7 @@ type GetHistoryImage struct {
 // Handle implements messaging.Handler.
 func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (any, error) {
 	var r contracts.GetHistoryImageRequest
-	if err := decode(req.Body, &r); err != nil {
+	if err := decode(contracts.SubjectGetHistoryImage, req.Body, &r); err != nil {
 		return nil, err
 	}
 	loc, dia, err := presentation(r.Locale, r.Dialect)

@@ -100,7 +100,7 @@ type Metadata struct {
 // Handle implements messaging.Handler.
 func (h *Metadata) Handle(ctx context.Context, req messaging.Request) (any, error) {
 	var r contracts.MetadataRequest
-	if err := decode(req.Body, &r); err != nil {
+	if err := decode(contracts.SubjectMetadata, req.Body, &r); err != nil {
 		return nil, err
 	}
 	if r.ID == "" {

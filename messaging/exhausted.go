@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
@@ -68,11 +69,16 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 	}
 	d := delivery{subject: raw.Subject, sequence: adv.StreamSeq, count: adv.Deliveries}
 	reqID := m.Metadata.Get(contracts.HeaderMsgID)
+	if len(reqID) > contracts.MaxIDLen || !utf8.ValidString(reqID) {
+		reqID = ""
+	}
 	if reqID == "" {
 		if body, err := p.deps.Claims.Resolve(ctx, raw.Header, raw.Data); err == nil {
-			var env contracts.Envelope
-			_ = json.Unmarshal(body, &env)
-			reqID = env.RequestID
+			envelope := p.deps.Envelope
+			if envelope == nil {
+				envelope = DecodeEnvelope
+			}
+			reqID, _ = envelope(body)
 		}
 	}
 	wire := &contracts.Error{

@@ -102,6 +102,8 @@ type Deps struct {
 	PubConn  *nats.Conn
 	Claims   *claimcheck.Store
 	MapError ErrorMapper
+	// Envelope decodes the request_id of each request; nil means DecodeEnvelope.
+	Envelope EnvelopeDecoder
 	Logger   *slog.Logger
 	Tracer   trace.Tracer
 	Meter    metric.Meter

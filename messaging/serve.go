@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
@@ -29,7 +30,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		if c := m.Metadata.Get(contracts.HeaderClaimCheck); c != "" {
 			hdr.Set(contracts.HeaderClaimCheck, c)
 		}
-		out, err := Process(ctx, Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Handler: h}, Message{
+		out, err := Process(ctx, Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h}, Message{
 			Subject: subject, Header: hdr, Data: m.Payload, Delivery: deliveryOf(m).count,
 		})
 		st.bytesIn = out.BytesIn
@@ -86,7 +87,31 @@ type Encoded []byte
 type Processor struct {
 	Claims   *claimcheck.Store
 	MapError ErrorMapper
+	// Envelope decodes the request_id; nil means DecodeEnvelope.
+	Envelope EnvelopeDecoder
 	Handler  Handler
+}
+
+// EnvelopeDecoder returns the request_id of a resolved request body. An error (a
+// *contracts.Error, or any error, which becomes invalid_request) makes the request poison: it is
+// answered and dead-lettered. The handlers package provides the worker's (handlers.DecodeEnvelope).
+type EnvelopeDecoder func(body []byte) (requestID string, err error)
+
+// DecodeEnvelope is the minimal EnvelopeDecoder: the body is a JSON object with a non-empty string
+// request_id.
+func DecodeEnvelope(body []byte) (string, error) {
+	var env contracts.Envelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "request_id" {
+			return "", &contracts.Error{Code: contracts.CodeInvalidRequest, Message: "request_id must be a JSON string, not " + te.Value, Field: "request_id"}
+		}
+		return "", &contracts.Error{Code: contracts.CodeInvalidRequest, Message: fmt.Sprintf("request body is not a JSON object: %v", err)}
+	}
+	if env.RequestID == "" {
+		return "", &contracts.Error{Code: contracts.CodeInvalidRequest, Message: "request_id is required", Field: "request_id"}
+	}
+	return env.RequestID, nil
 }
 
 // Outcome is what processing a request produced.
@@ -105,7 +130,10 @@ type Outcome struct {
 // `worker replay` uses it to run stored requests through the current code.
 func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
 	var out Outcome
-	out.Reply.RequestID = m.Header.Get(contracts.HeaderMsgID)
+	// A request without a usable request_id is answered with its Nats-Msg-Id, when that is one.
+	if id := m.Header.Get(contracts.HeaderMsgID); len(id) <= contracts.MaxIDLen && utf8.ValidString(id) {
+		out.Reply.RequestID = id
+	}
 	fail := func(err error) (Outcome, error) {
 		var re *RequestError
 		if errors.As(err, &re) {
@@ -126,15 +154,20 @@ func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
 		return fail(err)
 	}
 	out.BytesIn = len(body)
-	var env contracts.Envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return fail(invalidRequest("", "request body is not a JSON object: %v", err))
+	envelope := p.Envelope
+	if envelope == nil {
+		envelope = DecodeEnvelope
 	}
-	if env.RequestID == "" {
-		return fail(invalidRequest("request_id", "request_id is required"))
+	requestID, err := envelope(body)
+	if err != nil {
+		var wire *contracts.Error
+		if !errors.As(err, &wire) {
+			wire = &contracts.Error{Code: contracts.CodeInvalidRequest, Message: err.Error()}
+		}
+		return fail(&RequestError{Wire: wire})
 	}
-	out.Reply.RequestID = env.RequestID
-	result, err := p.Handler(ctx, Request{Subject: m.Subject, RequestID: env.RequestID, Body: body, Delivery: m.Delivery})
+	out.Reply.RequestID = requestID
+	result, err := p.Handler(ctx, Request{Subject: m.Subject, RequestID: requestID, Body: body, Delivery: m.Delivery})
 	if err != nil {
 		wire, transient := p.MapError(err)
 		if transient {

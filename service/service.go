@@ -134,6 +134,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		PubConn:  s.pubConn,
 		Claims:   c.Claims,
 		MapError: handlers.MapError,
+		Envelope: handlers.DecodeEnvelope,
 		Logger:   log,
 		Tracer:   s.telemetry.TracerProvider.Tracer("artifact-worker"),
 		Meter:    s.telemetry.MeterProvider.Meter("artifact-worker"),

@@ -1,0 +1,241 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The functions in this file walk JSON that encoding/json has already accepted, by byte offsets,
+// without decoding it: they see what encoding/json hides (it replaces invalid UTF-8 and lone
+// surrogate escapes by U+FFFD without a word, and drops members it has no field for). They must
+// never be used on input that was not validated.
+
+// member is a top-level member of a JSON object.
+type member struct {
+	name  string // the key, unescaped
+	value []byte // the raw value
+}
+
+// members returns the members of the JSON object b, in order; nil when b is not an object.
+func members(b []byte) []member {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil
+	}
+	var out []member
+	for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; {
+		ke := stringEnd(b, i)
+		name := unquote(b[i:ke])
+		i = skipSpace(b, skipSpace(b, ke)+1) // past ':'
+		e := valueEnd(b, i)
+		out = append(out, member{name: name, value: b[i:e]})
+		i = skipSpace(b, e)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return out
+}
+
+// badText returns the path (from root) of the first string of the JSON value b, member names
+// included, that is not valid UTF-8 or holds a lone UTF-16 surrogate escape; "" when every string
+// is good. A body that is valid UTF-8 and has no surrogate escape at all is checked in one pass.
+func badText(b []byte, root string) string {
+	if utf8.Valid(b) && !bytes.Contains(b, []byte(`\ud`)) && !bytes.Contains(b, []byte(`\uD`)) {
+		return ""
+	}
+	_, bad := walkText(b, skipSpace(b, 0), root)
+	return bad
+}
+
+func walkText(b []byte, i int, path string) (end int, bad string) {
+	switch b[i] {
+	case '"':
+		e := stringEnd(b, i)
+		if !goodText(b[i+1 : e-1]) {
+			return e, path
+		}
+		return e, ""
+	case '{':
+		for i = skipSpace(b, i+1); b[i] != '}'; {
+			ke := stringEnd(b, i)
+			key := b[i:ke]
+			if !goodText(key[1 : len(key)-1]) {
+				return ke, joinPath(path, "(a member name)")
+			}
+			i = skipSpace(b, skipSpace(b, ke)+1)
+			e, bad := walkText(b, i, joinPath(path, unquote(key)))
+			if bad != "" {
+				return e, bad
+			}
+			if i = skipSpace(b, e); b[i] == ',' {
+				i = skipSpace(b, i+1)
+			}
+		}
+		return i + 1, ""
+	case '[':
+		for n, i := 0, skipSpace(b, i+1); ; n++ {
+			if b[i] == ']' {
+				return i + 1, ""
+			}
+			e, bad := walkText(b, i, path+"["+strconv.Itoa(n)+"]")
+			if bad != "" {
+				return e, bad
+			}
+			if i = skipSpace(b, e); b[i] == ',' {
+				i = skipSpace(b, i+1)
+			}
+		}
+	}
+	return valueEnd(b, i), ""
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// goodText reports whether the raw contents of a JSON string (between its quotes) are valid UTF-8
+// and every \u escape of a surrogate is part of a high-low pair.
+func goodText(s []byte) bool {
+	if !utf8.Valid(s) {
+		return false
+	}
+	for i := bytes.IndexByte(s, '\\'); i >= 0 && i+1 < len(s); {
+		if s[i+1] != 'u' {
+			i = nextEscape(s, i+2)
+			continue
+		}
+		r := hex4(s[i+2 : i+6])
+		switch {
+		case 0xD800 <= r && r < 0xDC00:
+			if i+12 > len(s) || s[i+6] != '\\' || s[i+7] != 'u' {
+				return false
+			}
+			if lo := hex4(s[i+8 : i+12]); lo < 0xDC00 || lo >= 0xE000 {
+				return false
+			}
+			i = nextEscape(s, i+12)
+		case 0xDC00 <= r && r < 0xE000:
+			return false
+		default:
+			i = nextEscape(s, i+6)
+		}
+	}
+	return true
+}
+
+func nextEscape(s []byte, from int) int {
+	if from >= len(s) {
+		return -1
+	}
+	if j := bytes.IndexByte(s[from:], '\\'); j >= 0 {
+		return from + j
+	}
+	return -1
+}
+
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		r <<= 4
+		switch {
+		case '0' <= c && c <= '9':
+			r |= rune(c - '0')
+		case 'a' <= c && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string that starts at i (b[i] == '"').
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// valueEnd returns the index just past the value that starts at i.
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// unquote decodes a raw JSON string (quotes included).
+func unquote(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// kindOf names the JSON type of a raw value.
+func kindOf(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
