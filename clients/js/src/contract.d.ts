@@ -36,6 +36,8 @@ export interface GetArtifactRequest {
   dialect?: Dialect;
   locale?: Locale;
   media?: Media;
+  /** Same as service_id (design document 000). */
+  serviceId?: string;
 }
 
 /** get_artifact.result.json */
@@ -159,13 +161,23 @@ export interface HistoryImageBlock {
 /** file_written.request.json */
 export interface FileWrittenRequest {
   request_id: string;
-  workspace_id: string;
+  /** Required, or its design document 004 spelling workspaceId. */
+  workspace_id?: string;
   path: string;
-  mime_type: string;
+  /** Required, or its design document 004 spelling mimeType. */
+  mime_type?: string;
   agent_id?: string;
   message_id?: string;
   content?: string;
   content_base64?: string;
+  /** Same as workspace_id (design document 004). */
+  workspaceId?: string;
+  /** Same as mime_type (design document 004's write_file). */
+  mimeType?: string;
+  /** Same as agent_id (design document 004). */
+  agentId?: string;
+  /** Same as message_id (design document 004). */
+  messageId?: string;
 }
 
 /** file_written.result.json */
