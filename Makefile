@@ -45,6 +45,17 @@ deploy-check:
 bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./handlers/... ./routing/... ./historyimage/...
 
+## bench-floor: the worker (`worker run`) against a hand-built pipeline (bench/floor/cmd/floor), both
+## separate processes on one nats-server process (built from go.mod's version) and one MinIO; not part
+## of `make test`. BENCH_FLOOR_ARGS passes flags, e.g. -only latency -rounds 10 (see bench/floor/main.go);
+## WORKER_TAGS=pprof with BENCH_FLOOR_ARGS='-worker-env PPROF_ADDR=127.0.0.1:6060' serves /debug/pprof.
+WORKER_TAGS ?=
+bench-floor: tools
+	$(GO) build -o $(TOOLS)/bin/nats-server.$$$$ github.com/nats-io/nats-server/v2 && mv -f $(TOOLS)/bin/nats-server.$$$$ $(TOOLS)/bin/nats-server
+	$(GO) build -tags "$(WORKER_TAGS)" -o $(BIN)/worker ./cmd/worker
+	$(GO) build -o $(BIN)/floor ./bench/floor/cmd/floor
+	$(GO) run ./bench/floor -bin $(BIN) -nats-server $(TOOLS)/bin/nats-server $(BENCH_FLOOR_ARGS)
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
