@@ -13,7 +13,7 @@ func main() {
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
-	commands := map[string]func([]string) int{"run": run, "put": put, "call": call, "replay": replayCmd}
+	commands := map[string]func([]string) int{"run": run, "put": put, "call": call, "replay": replayCmd, "mcp": mcpCmd}
 	f, ok := commands[cmd]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "worker: unknown command %q (use run, put, call or replay)\n", cmd)

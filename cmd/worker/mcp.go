@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/internal/buildinfo"
+	"github.com/agentworks/artifact-worker/mcpserver"
+	"github.com/agentworks/artifact-worker/service"
+)
+
+const mcpUsage = `usage: worker mcp [--http ADDR] [--service-id ID | --capabilities LIST] [--locale zh|en]
+                  [--workspace-id ID] [--agent-id ID] [--timeout 60s] [worker settings]
+
+Serves the worker's tools (get_artifact, get_history_image, write_file) over the Model Context
+Protocol: on stdin/stdout (for desktop hosts) or, with --http, as streamable HTTP on ADDR at /mcp. It
+calls the worker over NATS (NATS_URL) like worker call, so it runs anywhere NATS is reachable.`
+
+// mcpFlags are the flags of `worker mcp` besides the worker's settings.
+type mcpFlags struct {
+	http, serviceID, capabilities, locale, workspaceID, agentID string
+	timeout                                                     time.Duration
+}
+
+func (f *mcpFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (path /mcp) instead of stdio")
+	fs.StringVar(&f.serviceID, "service-id", "", "the model's service_id in the capability registry (a tool argument overrides it)")
+	fs.StringVar(&f.capabilities, "capabilities", "", "what the model reads, replacing the registry's entry: comma-separated text,vision,file,audio,video (neither this nor --service-id: text only)")
+	fs.StringVar(&f.locale, "locale", "zh", "language of tool descriptions and messages: zh or en")
+	fs.StringVar(&f.workspaceID, "workspace-id", "", "workspace write_file writes to (empty: write_file is refused)")
+	fs.StringVar(&f.agentID, "agent-id", "", "agent recorded as the writer of write_file")
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "bound on one tool call")
+}
+
+func (f *mcpFlags) config() (mcpserver.Config, error) {
+	var errs []error
+	cfg := mcpserver.Config{ServiceID: f.serviceID, Locale: f.locale, WorkspaceID: f.workspaceID, AgentID: f.agentID, Version: buildinfo.Version}
+	if f.locale != "zh" && f.locale != "en" {
+		errs = append(errs, fmt.Errorf("--locale %q: use zh or en", f.locale))
+	}
+	if f.capabilities != "" {
+		cfg.Capabilities = []string{}
+		for _, c := range strings.Split(f.capabilities, ",") {
+			switch c = strings.TrimSpace(c); c {
+			case "text", "vision", "file", "audio", "video":
+				cfg.Capabilities = append(cfg.Capabilities, c)
+			default:
+				errs = append(errs, fmt.Errorf("--capabilities: %q is not text, vision, file, audio or video", c))
+			}
+		}
+	}
+	if f.timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout %s: must be positive", f.timeout))
+	}
+	return cfg, errors.Join(errs...)
+}
+
+// mcpCmd is `worker mcp`. Exit 0 on a clean stop (stdin closed, SIGTERM), 1 when it cannot serve,
+// 2 on bad usage.
+func mcpCmd(args []string) int {
+	fs := flag.NewFlagSet("worker mcp", flag.ContinueOnError)
+	var f mcpFlags
+	f.register(fs)
+	setUsage(fs, mcpUsage)
+	cfg, rest, err := loadConfig(fs, args, os.Getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err == nil && len(rest) != 0 {
+		err = fmt.Errorf("unexpected arguments %q", rest)
+	}
+	var mcfg mcpserver.Config
+	if err == nil {
+		mcfg, err = f.config()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
+		return exitUsage
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	nc, err := service.Connect(cfg, "artifact-worker-mcp", log)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
+		return exitFailure
+	}
+	defer nc.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
+		return exitFailure
+	}
+	server := mcpserver.New(timeoutCaller{c, f.timeout}, mcfg)
+	if f.http == "" {
+		err = server.Run(ctx, &mcp.StdioTransport{MaxLineLength: -1})
+		if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
+			return exitFailure
+		}
+		return exitOK
+	}
+	return serveMCPHTTP(ctx, f.http, server)
+}
+
+// serveMCPHTTP serves streamable HTTP at /mcp until ctx ends, then shuts down within 5 s.
+func serveMCPHTTP(ctx context.Context, addr string, server *mcp.Server) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker mcp: --http %s: %v\n", addr, err)
+		return exitUsage
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "worker mcp: streamable HTTP on http://%s/mcp\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
+		return exitFailure
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdownCtx)
+	return exitOK
+}
+
+// timeoutCaller bounds each call.
+type timeoutCaller struct {
+	c       *client.Client
+	timeout time.Duration
+}
+
+func (t timeoutCaller) Call(ctx context.Context, subject string, req, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	return t.c.Call(ctx, subject, req, result)
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+)
+
+// setUsage makes fs print text, then the command's own flags (those registered so far) with their
+// defaults, then the worker settings every command also reads (registered later by loadConfig).
+func setUsage(fs *flag.FlagSet, text string) {
+	own := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintln(out, text)
+		if len(own) > 0 {
+			fmt.Fprintln(out, "\nFlags:")
+			printFlags(fs, func(f *flag.Flag) bool { return own[f.Name] })
+		}
+		fmt.Fprintln(out, "\nWorker settings (each also an environment variable: -nats-url is NATS_URL):")
+		printFlags(fs, func(f *flag.Flag) bool { return !own[f.Name] })
+	}
+}
+
+func printFlags(fs *flag.FlagSet, keep func(*flag.Flag) bool) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if !keep(f) {
+			return
+		}
+		name, usage := flag.UnquoteUsage(f)
+		line := "  -" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		line += "\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t")
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			line += fmt.Sprintf(" (default %q)", f.DefValue)
+		}
+		fmt.Fprintln(fs.Output(), line)
+	})
+}

@@ -1,0 +1,257 @@
+// Package mcpserver serves the worker's tools (get_artifact, get_history_image, write_file) over the
+// Model Context Protocol. It talks to the worker over NATS through a Caller (the Go client), so it can
+// run anywhere the NATS server is reachable. Results are MCP content blocks: an image block for an
+// image the model can see, an audio block, an embedded resource (blob + mimeType) for a file, text for
+// text and for descriptions. Failures are MCP tool errors (isError) carrying the worker's localised
+// message, never protocol errors, so the model reads what went wrong.
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/tooldefs"
+)
+
+// Caller sends one request to the worker and decodes its result; an error reply is a *contracts.Error.
+// *client.Client implements it.
+type Caller interface {
+	Call(ctx context.Context, subject string, req any, result any) error
+}
+
+// Config says who the model is and where it writes. The zero value serves a text-only model (no
+// service_id, no capabilities: the worker describes media instead of sending it), in Chinese, with
+// write_file refused for want of a workspace.
+type Config struct {
+	// ServiceID names the model in the worker's capability registry (a tool argument overrides it).
+	ServiceID string
+	// Capabilities, when not nil, replace the registry's entry (text, vision, file, audio, video).
+	Capabilities []string
+	// Locale of descriptions and messages: zh (default) or en.
+	Locale string
+	// WorkspaceID is where write_file writes; empty refuses write_file.
+	WorkspaceID string
+	// AgentID is recorded as the writer of write_file.
+	AgentID string
+	// Version is the server's version in the MCP handshake.
+	Version string
+}
+
+// New returns an MCP server with the three tools, calling the worker through c.
+func New(c Caller, cfg Config) *mcp.Server {
+	if cfg.Locale != tooldefs.LocaleEN {
+		cfg.Locale = tooldefs.LocaleZH
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: contracts.ServiceName, Version: cfg.Version}, nil)
+	h := &handlers{c: c, cfg: cfg}
+	for _, t := range tooldefs.Tools(cfg.Locale) {
+		params := t.Parameters
+		var handle mcp.ToolHandler
+		switch t.Name {
+		case tooldefs.GetArtifact:
+			params = withModelArguments(params, cfg.Locale)
+			handle = h.getArtifact
+		case tooldefs.GetHistoryImage:
+			handle = h.getHistoryImage
+		case tooldefs.WriteFile:
+			handle = h.writeFile
+		default:
+			continue
+		}
+		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: params}, handle)
+	}
+	return s
+}
+
+// withModelArguments adds the optional service_id and capabilities arguments to get_artifact's
+// parameters, for hosts that know which model they serve.
+func withModelArguments(params map[string]any, locale string) map[string]any {
+	props := map[string]any{}
+	for k, v := range params["properties"].(map[string]any) {
+		props[k] = v
+	}
+	sid, caps := "模型在能力注册表中的 service_id（可选，默认用服务器设置）", "模型能读取的输入（可选，覆盖注册表）：text、vision、file、audio、video"
+	if locale == tooldefs.LocaleEN {
+		sid, caps = "The model's service_id in the capability registry (optional; default: the server's setting)", "What the model can read (optional; replaces the registry's entry): text, vision, file, audio, video"
+	}
+	props["service_id"] = map[string]any{"type": "string", "description": sid}
+	props["capabilities"] = map[string]any{"type": "array", "description": caps,
+		"items": map[string]any{"type": "string", "enum": []string{contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo}}}
+	out := map[string]any{}
+	for k, v := range params {
+		out[k] = v
+	}
+	out["properties"] = props
+	return out
+}
+
+type handlers struct {
+	c   Caller
+	cfg Config
+}
+
+func requestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "mcp-" + hex.EncodeToString(b[:])
+}
+
+// decode reads the tool arguments into v; bad arguments are a tool error the model can correct.
+func decode(req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
+	args := req.Params.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(args, v); err != nil {
+		return toolError("invalid arguments: " + err.Error())
+	}
+	return nil
+}
+
+func (h *handlers) getArtifact(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args struct {
+		Ref          string   `json:"ref"`
+		ServiceID    string   `json:"service_id"`
+		Capabilities []string `json:"capabilities"`
+	}
+	if bad := decode(req, &args); bad != nil {
+		return bad, nil
+	}
+	r := contracts.GetArtifactRequest{RequestID: requestID(), Ref: args.Ref, ServiceID: h.cfg.ServiceID,
+		Capabilities: h.cfg.Capabilities, Locale: h.cfg.Locale, Media: contracts.MediaResult}
+	if args.ServiceID != "" {
+		r.ServiceID, r.Capabilities = args.ServiceID, nil
+	}
+	if args.Capabilities != nil {
+		r.Capabilities = args.Capabilities
+	}
+	if r.ServiceID == "" && r.Capabilities == nil {
+		r.Capabilities = []string{} // unknown model: text only, as the registry treats one
+	}
+	var res contracts.GetArtifactResult
+	if err := h.c.Call(ctx, contracts.SubjectGetArtifact, r, &res); err != nil {
+		return callError(err), nil
+	}
+	return artifactContent(args.Ref, res)
+}
+
+// artifactContent turns a get_artifact result into content blocks: the worker's summary line, then
+// the media as an image, audio or embedded resource block; text and descriptions as text.
+func artifactContent(ref string, res contracts.GetArtifactResult) (*mcp.CallToolResult, error) {
+	text := &mcp.TextContent{Text: res.Content}
+	switch {
+	case res.Routing == contracts.RouteImageURL && res.ImageURL != nil:
+		mime, data, err := parseDataURL(res.ImageURL.ImageURL.URL)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{text, &mcp.ImageContent{Data: data, MIMEType: mime}}}, nil
+	case res.Routing == contracts.RouteFile && res.File != nil:
+		data, err := base64.StdEncoding.DecodeString(res.File.File.Data)
+		if err != nil {
+			return nil, fmt.Errorf("file data of %s: %w", ref, err)
+		}
+		mime := res.File.File.MimeType
+		if strings.HasPrefix(mime, "audio/") {
+			return &mcp.CallToolResult{Content: []mcp.Content{text, &mcp.AudioContent{Data: data, MIMEType: mime}}}, nil
+		}
+		uri := ref
+		if !strings.Contains(uri, ":") {
+			uri = "artifact:" + uri
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{text, &mcp.EmbeddedResource{
+			Resource: &mcp.ResourceContents{URI: uri, MIMEType: mime, Blob: data}}}}, nil
+	default:
+		return &mcp.CallToolResult{Content: []mcp.Content{text}}, nil
+	}
+}
+
+func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args struct {
+		ImageMD5 string `json:"image_md5"`
+	}
+	if bad := decode(req, &args); bad != nil {
+		return bad, nil
+	}
+	var res contracts.GetHistoryImageResult
+	r := contracts.GetHistoryImageRequest{RequestID: requestID(), ImageMD5: args.ImageMD5, Locale: h.cfg.Locale, Media: contracts.MediaResult}
+	if err := h.c.Call(ctx, contracts.SubjectGetHistoryImage, r, &res); err != nil {
+		return callError(err), nil
+	}
+	out := &mcp.CallToolResult{}
+	for _, b := range res.Content {
+		data, err := base64.StdEncoding.DecodeString(b.Base64)
+		if err != nil {
+			return nil, fmt.Errorf("history image %s: %w", args.ImageMD5, err)
+		}
+		out.Content = append(out.Content, &mcp.ImageContent{Data: data, MIMEType: b.MimeType})
+	}
+	return out, nil
+}
+
+// noWorkspace is design document 004's answer when the agent has no workspace.
+var noWorkspace = map[string]string{tooldefs.LocaleZH: "当前智能体未分配工作空间", tooldefs.LocaleEN: "No workspace is assigned to the current agent"}
+
+func (h *handlers) writeFile(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args struct {
+		Path     string `json:"path"`
+		Content  string `json:"content"`
+		MimeType string `json:"mimeType"`
+	}
+	if bad := decode(req, &args); bad != nil {
+		return bad, nil
+	}
+	if h.cfg.WorkspaceID == "" {
+		return toolError(noWorkspace[h.cfg.Locale]), nil
+	}
+	content := args.Content
+	r := contracts.FileWrittenRequest{RequestID: requestID(), WorkspaceID: h.cfg.WorkspaceID, Path: args.Path,
+		MimeType: args.MimeType, AgentID: h.cfg.AgentID, Content: &content}
+	var res contracts.FileWrittenResult
+	if err := h.c.Call(ctx, contracts.SubjectFileWritten, r, &res); err != nil {
+		return callError(err), nil
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}, StructuredContent: res}, nil
+}
+
+// callError is the tool error for a failed call: the worker's message (localised as on NATS), or
+// what went wrong on the way.
+func callError(err error) *mcp.CallToolResult {
+	var we *contracts.Error
+	if errors.As(err, &we) {
+		return toolError(we.Message)
+	}
+	return toolError(err.Error())
+}
+
+func toolError(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// parseDataURL splits "data:<mime>;base64,<data>".
+func parseDataURL(u string) (string, []byte, error) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	meta, b64, ok2 := strings.Cut(rest, ",")
+	mime, isB64 := strings.CutSuffix(meta, ";base64")
+	if !ok || !ok2 || !isB64 {
+		return "", nil, errors.New("image is not a base64 data URL")
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	return mime, data, err
+}
