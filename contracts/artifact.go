@@ -81,14 +81,14 @@ const (
 	RouteFile     = "file"
 )
 
-// Artifact kinds (ArtifactMetadata.Type).
+// Binary categories (ArtifactMetadata.BinaryType): design document 000's detectBinaryType result.
+// Text artifacts have no binary category.
 const (
-	KindText     = "text"
-	KindImage    = "image"
-	KindAudio    = "audio"
-	KindVideo    = "video"
-	KindDocument = "document"
-	KindOther    = "other"
+	BinaryImage    = "image"
+	BinaryAudio    = "audio"
+	BinaryVideo    = "video"
+	BinaryDocument = "document"
+	BinaryOther    = "other"
 )
 
 // ContentRouteResult is the seeds' routing result; field names are kept so that a runtime which
@@ -157,15 +157,23 @@ type FileData struct {
 	Data     string `json:"data"`
 }
 
-// ArtifactMetadata describes the artifact a ContentRouteResult is about.
+// ArtifactMetadata describes the artifact a ContentRouteResult is about, with design document 000's
+// field meanings: Type is the artifact's MIME type (as 000's artifact.type and 004's metadata
+// "type": "text/javascript"), the same value as MimeType; BinaryType is the category of a binary
+// artifact (BinaryImage, BinaryAudio, BinaryVideo, BinaryDocument, BinaryOther), absent for text;
+// Format names the detected format ("png", "pdf", "md").
 type ArtifactMetadata struct {
-	ID         string    `json:"id"`
-	Type       string    `json:"type"`
-	Filename   string    `json:"filename"`
-	MimeType   string    `json:"mimeType"`
-	Size       int64     `json:"size"`
-	CreatedAt  time.Time `json:"createdAt"`
-	BinaryType string    `json:"binaryType,omitempty"`
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	Filename  string    `json:"filename"`
+	MimeType  string    `json:"mimeType"`
+	Size      int64     `json:"size"`
+	CreatedAt time.Time `json:"createdAt"`
+	// BinaryType is the category of a binary artifact; empty (absent) for text.
+	BinaryType string `json:"binaryType,omitempty"`
+	// Format is the detected format ("png", "jpeg", "pdf", "mp3", "zip", "md", "txt"); absent when
+	// unknown.
+	Format string `json:"format,omitempty"`
 	// TooLarge is set when the artifact exceeded the size limit and was described, not read.
 	TooLarge bool `json:"tooLarge,omitempty"`
 	// Confidence of the type detection, 0..1.

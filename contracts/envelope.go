@@ -22,6 +22,10 @@ type Error struct {
 	Ref     string `json:"ref,omitempty"`
 	// Retryable tells the caller that sending the same request again later may succeed.
 	Retryable bool `json:"retryable,omitempty"`
+	// Assembly is set on every error reply of tool.get_artifact and tool.get_history_image: the
+	// tool result to give the model instead of the content, in the request's dialect and locale,
+	// with the same shape as a result's assembly. The runtime forwards it as it forwards a result's.
+	Assembly *Assembly `json:"assembly,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

@@ -58,11 +58,12 @@ var schemaEnums = []struct {
 	{"get_history_image.request.json", "/properties/media/enum", "Media"},
 	{"get_artifact.result.json", "/properties/contentType/enum", "Content"},
 	{"get_artifact.result.json", "/properties/routing/enum", "Route"},
-	{"get_artifact.result.json", "/$defs/ArtifactMetadata/properties/type/enum", "Kind"},
+	{"get_artifact.result.json", "/$defs/ArtifactMetadata/properties/binaryType/enum", "Binary"},
 	{"get_artifact.result.json", "/$defs/Assembly/properties/dialect/enum", "Dialect"},
 	{"get_history_image.request.json", "/properties/dialect/enum", "Dialect"},
 	{"get_history_image.request.json", "/properties/locale/enum", "Locale"},
 	{"get_history_image.result.json", "/$defs/Assembly/properties/dialect/enum", "Dialect"},
+	{"reply.json", "/$defs/Assembly/properties/dialect/enum", "Dialect"},
 	{"preprocess.request.json", "/properties/locale/enum", "Locale"},
 	{"reply.json", "/$defs/Error/properties/code/enum", "Code"},
 }

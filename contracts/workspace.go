@@ -29,8 +29,9 @@ type MetadataRequest struct {
 	ID string `json:"id"`
 }
 
-// ArtifactInfo is the seeds' metadata shape, served on artifact.metadata and over HTTP. Type is the
-// artifact's kind (KindText, KindImage, KindAudio, KindVideo, KindDocument, KindOther).
+// ArtifactInfo is the seeds' metadata shape (design document 004), served on artifact.metadata and
+// over HTTP. Type is the artifact's MIME type, as in 004's example ("type": "text/javascript"); it
+// always equals MimeType.
 type ArtifactInfo struct {
 	ID        string       `json:"id"`
 	Type      string       `json:"type"`

@@ -83,6 +83,8 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 		CreatedAt:    info.LastModified,
 		Content:      data,
 		TooLarge:     tooLarge,
+		// Fewer bytes than the object holds: the content exists but could not be read whole.
+		Unreadable:   err == nil && int64(len(data)) < info.Size,
 		Capabilities: caps,
 		Locale:       loc,
 		Dialect:      dia,

@@ -85,10 +85,11 @@ func (a *Artifacts) describe(ctx context.Context, t target, info objectstore.Inf
 		}
 	}
 	d := routing.Detect(routing.DetectInput{Filename: ai.Name, DeclaredMIME: ai.MimeType, Size: ai.Size})
-	ai.Type = d.Kind
 	if ai.MimeType == "" {
 		ai.MimeType = d.MIME
 	}
+	// Design document 004: type is the MIME type ("type": "text/javascript"), the same as mimeType.
+	ai.Type = ai.MimeType
 	return ai, nil
 }
 

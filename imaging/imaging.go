@@ -29,6 +29,10 @@ import (
 // (HEIC, AVIF, a corrupt file), so it cannot be sent.
 var ErrUnsupported = errors.New("imaging: image cannot be converted")
 
+// ErrDamaged means the image is of a format decoded here (PNG, JPEG, GIF, WEBP, BMP, TIFF) but does
+// not decode where it had to (truncated, corrupt). Errors that match it also match ErrUnsupported.
+var ErrDamaged = errors.New("imaging: image does not decode")
+
 // ErrTooLarge means the image has more pixels than Prepare decodes (MaxDecodePixels).
 var ErrTooLarge = errors.New("imaging: image too large to decode")
 
@@ -98,7 +102,7 @@ func Prepare(data []byte, format string, t Target) (Result, error) {
 			res.Sent = res.Original
 			return res, nil
 		}
-		return res, fmt.Errorf("%w: %s: %v", ErrUnsupported, format, err)
+		return res, unsupported(format, err)
 	}
 	res.Original.Width, res.Original.Height = cfg.Width, cfg.Height
 
@@ -122,7 +126,7 @@ func Prepare(data []byte, format string, t Target) (Result, error) {
 
 	img, err := decode(data, format)
 	if err != nil {
-		return res, fmt.Errorf("%w: %s: %v", ErrUnsupported, format, err)
+		return res, unsupported(format, err)
 	}
 	if animated {
 		res.Actions = append(res.Actions, ActionFirstFrame)
@@ -270,6 +274,15 @@ func decodeConfig(data []byte, format string) (image.Config, error) {
 		return tiff.DecodeConfig(r)
 	}
 	return image.Config{}, fmt.Errorf("no decoder for %q", format)
+}
+
+// unsupported is ErrUnsupported for a decoding failure, also ErrDamaged when format is decoded here.
+func unsupported(format string, err error) error {
+	switch format {
+	case "png", "jpeg", "gif", "webp", "bmp", "tiff":
+		return fmt.Errorf("%w: %w: %s: %v", ErrUnsupported, ErrDamaged, format, err)
+	}
+	return fmt.Errorf("%w: %s: %v", ErrUnsupported, format, err)
 }
 
 // decode reads the image; for a GIF, its first frame.

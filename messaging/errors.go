@@ -12,6 +12,13 @@ import (
 // become wire codes; the handlers package provides it.
 type ErrorMapper func(error) (wire *contracts.Error, transient bool)
 
+// ErrorCompleter completes an error reply before it is sent, whichever step produced it (the
+// handler, the pipeline's own checks, a panic, exhausted deliveries): for instance it adds the tool
+// result the model gets instead of content (contracts.Error.Assembly). body is the request body
+// as far as it is known: nil or unreadable when the request could not be read, empty when it was
+// claim-checked and the claim was not resolved. It must not modify e; it returns e or a copy.
+type ErrorCompleter func(subject string, body []byte, e *contracts.Error) *contracts.Error
+
 // RequestError is a failure detected by the pipeline itself before the handler ran: an undecodable
 // body, a missing request_id, an expired claim check. Such a message is poison: it is answered with
 // the error (when it names a Reply-To) and dead-lettered.

@@ -72,20 +72,24 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 	if len(reqID) > contracts.MaxIDLen || !utf8.ValidString(reqID) {
 		reqID = ""
 	}
-	if reqID == "" {
-		if body, err := p.deps.Claims.Resolve(ctx, raw.Header, raw.Data); err == nil {
-			envelope := p.deps.Envelope
-			if envelope == nil {
-				envelope = DecodeEnvelope
+	body := raw.Data
+	if reqID == "" || (len(body) == 0 && raw.Header.Get(contracts.HeaderClaimCheck) != "") {
+		if b, err := p.deps.Claims.Resolve(ctx, raw.Header, raw.Data); err == nil {
+			body = b
+			if reqID == "" {
+				envelope := p.deps.Envelope
+				if envelope == nil {
+					envelope = DecodeEnvelope
+				}
+				reqID, _ = envelope(body)
 			}
-			reqID, _ = envelope(body)
 		}
 	}
-	wire := &contracts.Error{
+	wire := p.completeError(d.subject, body, &contracts.Error{
 		Code:      contracts.CodeUnavailable,
 		Message:   "the request was delivered " + strconv.FormatUint(adv.Deliveries, 10) + " times without completing (a worker stopped or timed out while handling it)",
 		Retryable: true,
-	}
+	})
 	if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); validReplySubject(replyTo) {
 		if _, err := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); err != nil {
 			log.Warn("exhausted request: error reply not sent", "error", err.Error())

@@ -84,6 +84,7 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 			return nil, err
 		}
 		wire, reason := p.wireError(err, d)
+		wire = p.completeError(d.subject, m.Payload, wire)
 		st.outcome, st.code = outcomeDeadLetter, wire.Code
 		reqID := st.requestID
 		if reqID == "" {

@@ -104,9 +104,11 @@ type Deps struct {
 	MapError ErrorMapper
 	// Envelope decodes the request_id of each request; nil means DecodeEnvelope.
 	Envelope EnvelopeDecoder
-	Logger   *slog.Logger
-	Tracer   trace.Tracer
-	Meter    metric.Meter
+	// CompleteError, optional, completes every error reply (see ErrorCompleter).
+	CompleteError ErrorCompleter
+	Logger        *slog.Logger
+	Tracer        trace.Tracer
+	Meter         metric.Meter
 }
 
 // Pipeline consumes the request subjects and answers them. Create it with New, start it with Run,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,14 +47,20 @@ type rig struct {
 	nc       *nats.Conn
 	js       jetstream.JetStream
 	pipeline *messaging.Pipeline
+	complete messaging.ErrorCompleter
 }
 
 func newRig(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Handler) *rig {
+	return newRigCompleting(t, cfg, handlers, nil)
+}
+
+// newRigCompleting is newRig with an ErrorCompleter.
+func newRigCompleting(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Handler, complete messaging.ErrorCompleter) *rig {
 	t.Helper()
 	s := natstest.Start(t)
 	nc := natstest.Connect(t, s)
 	js, _ := jetstream.New(nc)
-	r := &rig{t: t, server: s, nc: nc, js: js}
+	r := &rig{t: t, server: s, nc: nc, js: js, complete: complete}
 	r.pipeline = r.startPipeline(cfg, handlers)
 	return r
 }
@@ -74,7 +81,7 @@ func (r *rig) startPipeline(cfg messaging.Config, handlers map[string]messaging.
 	}
 	p, err := messaging.New(cfg, messaging.Deps{
 		SubConn: natstest.Connect(t, r.server), PubConn: natstest.Connect(t, r.server), Claims: claims, MapError: mapError,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		CompleteError: r.complete, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}, handlers)
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +270,47 @@ func TestPanicIsContainedAnsweredAndDeadLettered(t *testing.T) {
 	}
 	if len(r.deadLetters(subj, 1)) != 1 {
 		t.Fatal("panicked message not dead-lettered")
+	}
+}
+
+// TestEveryErrorReplyIsCompleted: the ErrorCompleter sees every error reply, whichever step made it,
+// with the subject and the request body, and what it returns is what the caller gets.
+func TestEveryErrorReplyIsCompleted(t *testing.T) {
+	complete := func(subject string, body []byte, e *contracts.Error) *contracts.Error {
+		out := *e
+		out.Message = e.Message + " | " + subject + " " + string(body)
+		return &out
+	}
+	cfg := messaging.Config{
+		Topology:      messaging.Topology{MaxDeliver: 2},
+		RetryInterval: 5 * time.Millisecond,
+		NakDelays:     []time.Duration{20 * time.Millisecond},
+	}
+	r := newRigCompleting(t, cfg, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+		switch req.RequestID {
+		case "permanent":
+			return nil, wireErr{contracts.CodeArtifactNotFound}
+		case "panic":
+			panic("handler bug")
+		case "flaky":
+			return nil, errFlaky
+		}
+		return echo(ctx, req)
+	}}, complete)
+	for _, c := range []struct{ body, code string }{
+		{`{"request_id":"permanent","locale":"en"}`, contracts.CodeArtifactNotFound},
+		{`{"request_id":"panic","locale":"en"}`, contracts.CodeInternal},
+		{`{"request_id":"flaky","locale":"en"}`, contracts.CodeUnavailable},
+		{`{"locale":"en"}`, contracts.CodeInvalidRequest},
+		{`{"request_id":`, contracts.CodeInvalidRequest},
+	} {
+		rep := r.reply(r.send(subj, c.body, nats.Header{contracts.HeaderMsgID: {c.body}}))
+		if rep.OK || rep.Error.Code != c.code || !strings.HasSuffix(rep.Error.Message, " | "+subj+" "+c.body) {
+			t.Errorf("%s: reply = %+v, want %s completed with the subject and body", c.body, rep.Error, c.code)
+		}
+	}
+	if rep := r.reply(r.send(subj, `{"request_id":"fine"}`, nil)); !rep.OK {
+		t.Errorf("ok reply = %+v", rep)
 	}
 }
 

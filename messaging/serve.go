@@ -30,7 +30,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		if c := m.Metadata.Get(contracts.HeaderClaimCheck); c != "" {
 			hdr.Set(contracts.HeaderClaimCheck, c)
 		}
-		out, err := Process(ctx, Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h}, Message{
+		out, err := Process(ctx, Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, CompleteError: p.deps.CompleteError, Handler: h}, Message{
 			Subject: subject, Header: hdr, Data: m.Payload, Delivery: deliveryOf(m).count,
 		})
 		st.bytesIn = out.BytesIn
@@ -89,7 +89,9 @@ type Processor struct {
 	MapError ErrorMapper
 	// Envelope decodes the request_id; nil means DecodeEnvelope.
 	Envelope EnvelopeDecoder
-	Handler  Handler
+	// CompleteError, optional, completes the error reply (see ErrorCompleter).
+	CompleteError ErrorCompleter
+	Handler       Handler
 }
 
 // EnvelopeDecoder returns the request_id of a resolved request body. An error (a
@@ -129,6 +131,16 @@ type Outcome struct {
 // returned as is; Reply then holds the error reply the caller would get when the pipeline gives up.
 // `worker replay` uses it to run stored requests through the current code.
 func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
+	var body []byte
+	out, err := process(ctx, p, m, &body)
+	if out.Reply.Error != nil && p.CompleteError != nil {
+		out.Reply.Error = p.CompleteError(m.Subject, body, out.Reply.Error)
+	}
+	return out, err
+}
+
+// process is Process without completing the error; it leaves the resolved body in *resolved.
+func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Outcome, error) {
 	var out Outcome
 	// A request without a usable request_id is answered with its Nats-Msg-Id, when that is one.
 	if id := m.Header.Get(contracts.HeaderMsgID); len(id) <= contracts.MaxIDLen && utf8.ValidString(id) {
@@ -154,6 +166,7 @@ func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
 		return fail(err)
 	}
 	out.BytesIn = len(body)
+	*resolved = body
 	envelope := p.Envelope
 	if envelope == nil {
 		envelope = DecodeEnvelope
@@ -184,6 +197,14 @@ func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
 	}
 	out.Reply.OK = true
 	return out, nil
+}
+
+// completeError completes an error reply the pipeline builds itself (see ErrorCompleter).
+func (p *Pipeline) completeError(subject string, body []byte, e *contracts.Error) *contracts.Error {
+	if p.deps.CompleteError == nil || e == nil {
+		return e
+	}
+	return p.deps.CompleteError(subject, body, e)
 }
 
 // transient reports whether err is worth retrying.

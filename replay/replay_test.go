@@ -61,7 +61,7 @@ func processors(t *testing.T, w *workertest.Worker, js jetstream.JetStream, caps
 	}
 	return func(subject string) (messaging.Processor, bool) {
 		h, ok := c.Handlers[subject]
-		return messaging.Processor{Claims: c.Claims, MapError: handlers.MapError, Envelope: handlers.DecodeEnvelope, Handler: h}, ok
+		return messaging.Processor{Claims: c.Claims, MapError: handlers.MapError, Envelope: handlers.DecodeEnvelope, CompleteError: handlers.CompleteToolError, Handler: h}, ok
 	}, c
 }
 

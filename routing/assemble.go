@@ -43,13 +43,13 @@ func (m media) dataURL() string {
 func (m media) kindName() string {
 	switch m.kind {
 	case mediaImage:
-		return contracts.KindImage
+		return contracts.BinaryImage
 	case mediaAudio:
-		return contracts.KindAudio
+		return contracts.BinaryAudio
 	case mediaVideo:
-		return contracts.KindVideo
+		return contracts.BinaryVideo
 	}
-	return contracts.KindDocument
+	return contracts.BinaryDocument
 }
 
 // routedMedia extracts the payload a result routes to the model. It returns mediaNone when the
@@ -121,7 +121,9 @@ func Assemble(r contracts.ContentRouteResult, dialect string) contracts.Assembly
 	return assemble(d, r.Content, m, unsupported, contentLocale(r.Content))
 }
 
-// AssembleText assembles a text-only tool result (a description, an error message) in a dialect.
+// AssembleText assembles a text-only tool result (a description, an error message) in a dialect:
+// what Assemble does with a result that routes text. Error replies are assembled with it, so every
+// dialect Assemble knows carries them too.
 func AssembleText(text, dialect string) contracts.Assembly {
 	return assemble(normalizeDialect(dialect), text, media{}, false, contentLocale(text))
 }
@@ -133,7 +135,7 @@ func AssembleImage(mime, base64Data, text, dialect string) contracts.Assembly {
 	d := normalizeDialect(dialect)
 	m := media{kind: mediaImage, mime: normalizeMIME(mime), data: base64Data}
 	m.format = formatOf(m.mime)
-	if base64Data == "" || !acceptedImageFormats[m.format] || !DialectCarries(d, contracts.KindImage, m.format) {
+	if base64Data == "" || !acceptedImageFormats[m.format] || !DialectCarries(d, contracts.BinaryImage, m.format) {
 		m = media{}
 	}
 	if d == contracts.DialectOpenAIChat { // the text is a label, not a routed summary: no "follows" note

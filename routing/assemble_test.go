@@ -88,13 +88,13 @@ func TestAssemble(t *testing.T) {
 			`[{"type":"text","text":` + jsonOf(route("s.wav", wav, audioCap, "en").Content+"\nThis model API cannot receive this kind of file directly; its content was not sent.") + `}]`, "",
 		},
 		{
-			"image_url routing without its part", contracts.ContentRouteResult{ContentType: "image", Routing: "image_url", Content: "[Image] x"}, "openai-chat",
-			jsonOf("[Image] x\nThis model API cannot receive this kind of file directly; its content was not sent."), "",
+			"image_url routing without its part", contracts.ContentRouteResult{ContentType: "image", Routing: "image_url", Content: "Artifact content (x):"}, "openai-chat",
+			jsonOf("Artifact content (x):\nThis model API cannot receive this kind of file directly; its content was not sent."), "",
 		},
 		{
-			"image_url with a non-data URL", contracts.ContentRouteResult{Routing: "image_url", Content: "[图片] x",
+			"image_url with a non-data URL", contracts.ContentRouteResult{Routing: "image_url", Content: "工件内容 (x):",
 				ImageURL: &contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: "https://example.com/a.png"}}}, "anthropic",
-			`[{"type":"text","text":"[图片] x\n此模型接口无法直接接收这种文件，内容未发送。"}]`, "",
+			`[{"type":"text","text":"工件内容 (x):\n此模型接口无法直接接收这种文件，内容未发送。"}]`, "",
 		},
 	}
 	for _, tt := range tests {
@@ -202,5 +202,22 @@ func assertJSONEqual(t *testing.T, what string, got json.RawMessage, want string
 	}
 	if !reflect.DeepEqual(g, w) {
 		t.Errorf("%s =\n%.400s\nwant\n%.400s", what, got, want)
+	}
+}
+
+// TestAssembleText: a text-only tool result is what Assemble makes of a text result, in every dialect.
+func TestAssembleText(t *testing.T) {
+	for _, d := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic, ""} {
+		got := routing.AssembleText(`{"error":"x"}`, d)
+		want := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: `{"error":"x"}`}, d)
+		if !reflect.DeepEqual(got, want) || len(got.FollowUp) != 0 {
+			t.Errorf("%q: %+v, want %+v", d, got, want)
+		}
+	}
+	if got := string(routing.AssembleText("无效的图片标识符", contracts.DialectAnthropic).ToolContent); got != `[{"type":"text","text":"无效的图片标识符"}]` {
+		t.Errorf("anthropic = %s, want design document 002's block", got)
+	}
+	if got := string(routing.AssembleText("a <b>", contracts.DialectOpenAIChat).ToolContent); got != `"a <b>"` {
+		t.Errorf("openai-chat = %s", got)
 	}
 }

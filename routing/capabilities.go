@@ -49,13 +49,13 @@ func (c Capabilities) Names() []string {
 // neededCapability is the capability a model needs to read an artifact of the given kind.
 func neededCapability(kind string) string {
 	switch kind {
-	case contracts.KindText:
+	case KindText:
 		return contracts.CapText
-	case contracts.KindImage:
+	case contracts.BinaryImage:
 		return contracts.CapVision
-	case contracts.KindAudio:
+	case contracts.BinaryAudio:
 		return contracts.CapAudio
-	case contracts.KindVideo:
+	case contracts.BinaryVideo:
 		return contracts.CapVideo
 	default: // documents and other binaries travel as file parts
 		return contracts.CapFile

@@ -13,69 +13,82 @@ type reason int
 const (
 	reasonNoCapability reason = iota
 	reasonTooLarge
-	reasonUnavailable
 )
 
-// artifactLabel is "{filename} (artifact:{id})", made safe to print.
-func artifactLabel(filename, id string) string {
-	return printable(filename) + " (artifact:" + printable(strings.TrimPrefix(id, "artifact:")) + ")"
+// names are the filename and id as a description prints them: made printable, with design
+// document 000's fallbacks (未知文件 for a missing filename, which falls back to the id first, and
+// 未知 for a missing id).
+func names(m *messages, filename, id string) (string, string) {
+	id = strings.TrimPrefix(id, "artifact:")
+	if strings.TrimSpace(filename) == "" {
+		filename = id
+	}
+	if strings.TrimSpace(filename) == "" {
+		filename = m.unknownFile
+	}
+	if strings.TrimSpace(id) == "" {
+		id = m.unknownID
+	}
+	return printable(filename), printable(id)
 }
 
-// describe writes the description given instead of content:
+// describe writes design document 000's description of content the model does not get, in four
+// lines (000's template plus the size line task 2.5 of design document 003 asks for):
 //
 //	[无法读取] report.pdf (artifact:a1)
-//	类型：PDF 文档
-//	大小：1.2 MB
-//	当前模型无法读取此类型的内容（需要文件能力）。
-//	建议：请使用具备文件能力的智能体来读取此文件。
-func describe(m *messages, label string, d Detection, size int64, why reason, need string) string {
-	b := describeHead(m, label, d, size)
-	switch why {
-	case reasonTooLarge:
-		b.WriteString(m.tooLarge + "\n" + m.suggestSmaller)
-	case reasonUnavailable:
-		b.WriteString(m.unavailable + "\n" + m.suggestRetry)
-	default:
-		c := m.capabilityName(need)
-		b.WriteString(fmt.Sprintf(m.needsCapability, c) + "\n" + fmt.Sprintf(m.suggestCapability, c))
+//	类型: PDF 文档
+//	大小: 1.2 MB
+//	当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。
+//
+// The last line is 000's sentence when the model lacks the capability; a too-large artifact says so
+// instead (the sentence would be wrong there), and describeNotAccepted names the formats.
+func describe(m *messages, filename, id string, d Detection, size int64, why reason) string {
+	closing := m.notReadable
+	if why == reasonTooLarge {
+		closing = m.tooLarge
 	}
-	return b.String()
+	return describeWith(m, filename, id, d, size, closing)
 }
 
-// describeHead writes the first three lines of a description: marker and label, type, size.
-func describeHead(m *messages, label string, d Detection, size int64) *strings.Builder {
-	var b strings.Builder
-	b.WriteString(m.cannotRead + " " + label + "\n")
-	b.WriteString(m.typeLabel + m.typeName(d) + "\n")
-	b.WriteString(m.sizeLabel + humanSize(size) + "\n")
-	return &b
-}
-
-// describeNotAccepted describes an artifact whose format the model's API does not accept (or
-// the dialect cannot carry), naming the formats of that kind it does accept:
+// describeNotAccepted describes an artifact whose format the model's API does not accept (or the
+// dialect cannot carry), naming the formats of that kind it does accept, in the same four lines:
 //
 //	[Cannot read] a.docx (artifact:a1)
-//	Type: DOCX document
+//	Type: Word document
 //	Size: 1.2 KB
-//	The current model's API does not accept DOCX files (it accepts: PDF).
-//	Suggestion: convert the file to an accepted format and read it again, or use an agent whose model accepts it.
-func describeNotAccepted(m *messages, label string, d Detection, size int64, accepted []string) string {
-	b := describeHead(m, label, d, size)
+//	The current model's API does not accept the DOCX format (it accepts: PDF). Convert the file …
+func describeNotAccepted(m *messages, filename, id string, d Detection, size int64, accepted []string) string {
 	format := strings.ToUpper(d.Format)
 	if format == "" {
-		format = m.unknownBinary
+		format = m.unknownFormat
 	}
 	list := m.noFormats
 	if len(accepted) > 0 {
 		list = strings.ToUpper(strings.Join(accepted, ", "))
 	}
-	b.WriteString(fmt.Sprintf(m.notAccepted, format, list) + "\n" + m.suggestAccepted)
-	return b.String()
+	return describeWith(m, filename, id, d, size, fmt.Sprintf(m.notAccepted, format, list))
 }
 
-// summary is the one line that accompanies routed media: "[图片] a.png (artifact:a1) · PNG 图片 · 12.0 KB".
-func summary(marker, label, typeName string, size int64) string {
-	return marker + " " + label + " · " + typeName + " · " + humanSize(size)
+func describeWith(m *messages, filename, id string, d Detection, size int64, closing string) string {
+	filename, id = names(m, filename, id)
+	return m.cannotRead + " " + filename + " (artifact:" + id + ")\n" +
+		m.typeLabel + m.typeName(d) + "\n" +
+		m.sizeLabel + humanSize(size) + "\n" +
+		closing
+}
+
+// processingFailed is design document 000's description of content that exists but cannot be
+// processed: "[文件处理失败: report.pdf]\n错误: 无法读取文件内容\n请检查文件是否损坏".
+func processingFailed(m *messages, filename, id string) string {
+	filename, _ = names(m, filename, id)
+	return fmt.Sprintf(m.failed, filename)
+}
+
+// mediaLabel is the text that goes with routed media, design document 000's
+// "工件内容 ({filename}):".
+func mediaLabel(m *messages, filename, id string) string {
+	filename, _ = names(m, filename, id)
+	return fmt.Sprintf(m.mediaLabel, filename)
 }
 
 // humanSize formats a byte count with binary multiples: "512 B", "1.2 MB".
@@ -97,9 +110,6 @@ func humanSize(n int64) string {
 // characters become U+FFFD and very long names are shortened.
 func printable(s string) string {
 	const maxRunes = 200
-	if s == "" {
-		return "?"
-	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {

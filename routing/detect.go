@@ -8,6 +8,9 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
+// KindText is the Detection.Kind of text; binaries have their contracts.Binary* category.
+const KindText = "text"
+
 // Sources of a Detection: what decided the type.
 const (
 	SourceMIME      = "mime"      // the declared MIME type, confirmed by the content when there is any
@@ -31,7 +34,7 @@ type DetectInput struct {
 type Detection struct {
 	// IsText is set when the content is (or, without content, is declared as) UTF-8 text.
 	IsText bool
-	// Kind is one of contracts.KindText, KindImage, KindAudio, KindVideo, KindDocument, KindOther.
+	// Kind is one of KindText, KindImage, KindAudio, KindVideo, KindDocument, KindOther.
 	Kind string
 	// MIME is the bare, lower-case, canonical type ("image/jpeg", never "image/jpg; x=y");
 	// application/octet-stream when unknown.
@@ -196,7 +199,7 @@ func text(m string, conf float64, source, filename string) Detection {
 			f = formatOf(m)
 		}
 	}
-	return Detection{IsText: true, Kind: contracts.KindText, MIME: m, Format: f, Confidence: conf, Source: source}
+	return Detection{IsText: true, Kind: KindText, MIME: m, Format: f, Confidence: conf, Source: source}
 }
 
 // binary types non-text content. A textual name on binary bytes stays (a Visio file is
@@ -210,7 +213,7 @@ func binary(m string, conf float64, source string) Detection {
 }
 
 func unknownBinary(conf float64) Detection {
-	return Detection{Kind: contracts.KindOther, MIME: octetStream, Confidence: conf, Source: SourceContent}
+	return Detection{Kind: contracts.BinaryOther, MIME: octetStream, Confidence: conf, Source: SourceContent}
 }
 
 // baseMIME strips parameters ("text/plain; charset=utf-8" → "text/plain") and applies aliases.

@@ -84,7 +84,7 @@ var dialectCarriage = map[string]carriage{
 }
 
 // DialectCarries reports whether a dialect's tool result can hold media of the given kind
-// (contracts.KindImage, KindDocument, KindAudio, KindVideo) and format ("png", "pdf").
+// (contracts.BinaryImage, KindDocument, KindAudio, KindVideo) and format ("png", "pdf").
 func DialectCarries(dialect, kind, format string) bool {
 	c := dialectCarriage[normalizeDialect(dialect)]
 	if c.any {
@@ -92,13 +92,13 @@ func DialectCarries(dialect, kind, format string) bool {
 	}
 	var list []string
 	switch kind {
-	case contracts.KindImage:
+	case contracts.BinaryImage:
 		list = c.image
-	case contracts.KindDocument:
+	case contracts.BinaryDocument:
 		list = c.document
-	case contracts.KindAudio:
+	case contracts.BinaryAudio:
 		list = c.audio
-	case contracts.KindVideo:
+	case contracts.BinaryVideo:
 		list = c.video
 	default:
 		return false

@@ -9,10 +9,12 @@
 //   - Route turns an artifact and the reading model's Capabilities into the seeds'
 //     contracts.ContentRouteResult: text verbatim; images as data URLs; documents, audio, video
 //     and other binaries as base64 file parts; and, when the model lacks the capability, the
-//     format is not accepted by any provider, or the artifact is too large, a description in the
-//     request's locale ("[无法读取] a.pdf (artifact:a1)" with type, size, the reason and a
-//     suggestion; "[Cannot read] …" in English).
-//   - Assemble turns a ContentRouteResult into the message parts of a dialect: openai-chat (a
+//     format is not accepted by any provider, or the artifact is too large, design document 000's
+//     description in the request's locale ("[无法读取] a.pdf (artifact:a1)", "类型: PDF 文档",
+//     "大小: 1.2 MB", 000's closing sentence; "[Cannot read] …" in English); content that exists but
+//     cannot be processed is 000's "[文件处理失败: a.pdf]" description.
+//   - Assemble turns a ContentRouteResult into the message parts of a dialect (AssembleText: a
+//     text-only tool result, which error replies use): openai-chat (a
 //     string tool message plus, for media, one user message that carries it) or anthropic (a
 //     tool_result content list with image or document blocks).
 //

@@ -35,10 +35,9 @@ func ExampleRoute() {
 	// [Cannot read] report.pdf (artifact:a2)
 	// Type: PDF document
 	// Size: 585 B
-	// The current model cannot read this type of content (it needs the file capability).
-	// Suggestion: use an agent with the file capability to read this file.
+	// The current model does not support reading this type of file. Consider creating an agent with the required capability to handle it.
 	// image image_url true
-	// [图片] chart (artifact:a3) · PNG 图片 · 83 B
+	// 工件内容 (chart):
 }
 
 func ExampleAssemble() {
@@ -60,7 +59,7 @@ func ExampleAssemble() {
 	_ = json.Unmarshal(an.ToolContent, &blocks)
 	fmt.Println(blocks, len(an.FollowUp))
 	// Output:
-	// "[Image] chart.png (artifact:a3) · PNG image · 83 B\nThe content follows in the next message."
+	// "Artifact content (chart.png):\nThe content follows in the next message."
 	// user [{text} {image_url}]
 	// [{text} {image}] 0
 }

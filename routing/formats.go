@@ -62,11 +62,11 @@ func (f Formats) orDefault() Formats {
 // list is the accepted formats of a kind of artifact; documents and other binaries go as files.
 func (f Formats) list(kind string) []string {
 	switch kind {
-	case contracts.KindImage:
+	case contracts.BinaryImage:
 		return f.Image
-	case contracts.KindAudio:
+	case contracts.BinaryAudio:
 		return f.Audio
-	case contracts.KindVideo:
+	case contracts.BinaryVideo:
 		return f.Video
 	default:
 		return f.File
@@ -79,8 +79,8 @@ func (f Formats) Accepts(dialect, kind, format string) bool {
 		return false
 	}
 	carryKind := kind
-	if kind != contracts.KindImage && kind != contracts.KindAudio && kind != contracts.KindVideo {
-		carryKind = contracts.KindDocument
+	if kind != contracts.BinaryImage && kind != contracts.BinaryAudio && kind != contracts.BinaryVideo {
+		carryKind = contracts.BinaryDocument
 	}
 	return containsFold(f.list(kind), format) && DialectCarries(dialect, carryKind, format)
 }

@@ -18,8 +18,8 @@ func FuzzDetect(f *testing.F) {
 	f.Add("a.png", "image/png", []byte{}, int64(0))
 	f.Add("", "", []byte("\xef\xbb\xbf"), int64(10))
 	f.Add("x", "text/plain;;charset", []byte{0xff, 0xfe, 0}, int64(-1))
-	kinds := map[string]bool{contracts.KindText: true, contracts.KindImage: true, contracts.KindAudio: true,
-		contracts.KindVideo: true, contracts.KindDocument: true, contracts.KindOther: true}
+	kinds := map[string]bool{routing.KindText: true, contracts.BinaryImage: true, contracts.BinaryAudio: true,
+		contracts.BinaryVideo: true, contracts.BinaryDocument: true, contracts.BinaryOther: true}
 	sources := map[string]bool{routing.SourceMIME: true, routing.SourceExtension: true, routing.SourceContent: true}
 
 	f.Fuzz(func(t *testing.T, filename, declared string, head []byte, size int64) {
@@ -27,7 +27,7 @@ func FuzzDetect(f *testing.F) {
 		if !kinds[d.Kind] || !sources[d.Source] || d.MIME == "" || d.Confidence < 0 || d.Confidence > 1 {
 			t.Fatalf("malformed detection %+v", d)
 		}
-		if d.IsText != (d.Kind == contracts.KindText) {
+		if d.IsText != (d.Kind == routing.KindText) {
 			t.Fatalf("IsText %v with kind %s", d.IsText, d.Kind)
 		}
 		whole := int64(len(head)) >= size

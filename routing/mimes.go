@@ -194,17 +194,17 @@ func isTextMIME(m string) bool {
 func kindOf(m string) string {
 	switch {
 	case strings.HasPrefix(m, "image/"):
-		return contracts.KindImage
+		return contracts.BinaryImage
 	case strings.HasPrefix(m, "audio/"):
-		return contracts.KindAudio
+		return contracts.BinaryAudio
 	case strings.HasPrefix(m, "video/"):
-		return contracts.KindVideo
+		return contracts.BinaryVideo
 	case documentMIMEs[m],
 		strings.HasPrefix(m, "application/vnd.openxmlformats-officedocument."),
 		strings.HasPrefix(m, "application/vnd.oasis.opendocument."):
-		return contracts.KindDocument
+		return contracts.BinaryDocument
 	default:
-		return contracts.KindOther
+		return contracts.BinaryOther
 	}
 }
 

@@ -235,8 +235,8 @@ func TestPropertyDeterministic(t *testing.T) { // INV-3
 }
 
 func TestPropertyCompleteStructure(t *testing.T) { // INV-4
-	kinds := map[string]bool{contracts.KindText: true, contracts.KindImage: true, contracts.KindAudio: true,
-		contracts.KindVideo: true, contracts.KindDocument: true, contracts.KindOther: true}
+	categories := map[string]bool{contracts.BinaryImage: true, contracts.BinaryAudio: true,
+		contracts.BinaryVideo: true, contracts.BinaryDocument: true, contracts.BinaryOther: true}
 	rapid.Check(t, func(t *rapid.T) {
 		c := genCase().Draw(t, "case")
 		r := routing.Route(c.in)
@@ -245,12 +245,16 @@ func TestPropertyCompleteStructure(t *testing.T) { // INV-4
 		default:
 			t.Fatalf("routing %q", r.Routing)
 		}
-		wantCT := map[string]string{contracts.KindText: contracts.ContentText, contracts.KindImage: contracts.ContentImage}[r.Metadata.Type]
+		// binaryType is the category of a binary and absent for text; type is the MIME type.
+		wantCT := map[string]string{"": contracts.ContentText, contracts.BinaryImage: contracts.ContentImage}[r.Metadata.BinaryType]
 		if wantCT == "" {
 			wantCT = contracts.ContentBinary
 		}
-		if !kinds[r.Metadata.Type] || r.ContentType != wantCT {
-			t.Fatalf("kind %q with contentType %q", r.Metadata.Type, r.ContentType)
+		if (r.Metadata.BinaryType != "" && !categories[r.Metadata.BinaryType]) || r.ContentType != wantCT {
+			t.Fatalf("binaryType %q with contentType %q", r.Metadata.BinaryType, r.ContentType)
+		}
+		if r.Metadata.Type != r.Metadata.MimeType {
+			t.Fatalf("type %q is not the MIME type %q", r.Metadata.Type, r.Metadata.MimeType)
 		}
 		if (r.Routing == contracts.RouteImageURL) != (r.ImageURL != nil) || (r.Routing == contracts.RouteFile) != (r.File != nil) {
 			t.Fatalf("routing %s with imageUrl %v, file %v", r.Routing, r.ImageURL != nil, r.File != nil)
@@ -293,8 +297,8 @@ func TestPropertyDowngradeNeverThrows(t *testing.T) { // INV-5
 	rapid.Check(t, func(t *rapid.T) {
 		c := genCase().Draw(t, "case")
 		r := routing.Route(c.in) // a panic fails the check
-		need := map[string]string{contracts.KindImage: "vision", contracts.KindAudio: "audio", contracts.KindVideo: "video",
-			contracts.KindDocument: "file", contracts.KindOther: "file"}[r.Metadata.Type]
+		need := map[string]string{contracts.BinaryImage: "vision", contracts.BinaryAudio: "audio", contracts.BinaryVideo: "video",
+			contracts.BinaryDocument: "file", contracts.BinaryOther: "file"}[r.Metadata.Type]
 		missing := need != "" && !c.in.Capabilities.Has(need)
 		if missing || c.in.TooLarge {
 			if r.Routing != contracts.RouteText {

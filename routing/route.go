@@ -23,7 +23,11 @@ type Input struct {
 	// Content holds the full bytes; nil when TooLarge.
 	Content []byte
 	// TooLarge is set when the artifact exceeded the size limit and was not downloaded.
-	TooLarge     bool
+	TooLarge bool
+	// Unreadable is set when the content exists but could not be read whole (a read that ended
+	// early, fewer bytes than the object's size). The result is design document 000's
+	// processing-failed description.
+	Unreadable   bool
 	Capabilities Capabilities
 	// Locale of descriptions: "zh" (default) or "en".
 	Locale       string
@@ -48,17 +52,25 @@ var acceptedImageFormats = map[string]bool{"png": true, "jpeg": true, "gif": tru
 //     to the model by imaging.Prepare: a format the model does not take but that decodes here
 //     (BMP, TIFF, an animated GIF where only static images are taken) is converted, an image over
 //     the model's limits is downscaled, a JPEG's EXIF orientation is applied; ImageProcessing says
-//     what was done. Content is a one-line summary.
+//     what was done. Content is design document 000's label "工件内容 ({filename}):".
 //   - A document, audio, video or other binary for a model with the needed capability (file,
 //     audio, video, file) whose format the model accepts (Input.Formats) and the dialect can
-//     carry goes as base64 in File (routing file); Content is a one-line summary.
-//   - Anything else is described in Content (routing text) in the request's locale: a missing
-//     capability, a format the model does not accept, a TooLarge artifact (contentType stays
-//     text for text, image for images, binary otherwise), content that was not supplied.
+//     carry goes as base64 in File (routing file); Content is the same label.
+//   - Anything else is described in Content (routing text) in the request's locale with design
+//     document 000's template (see describe): a missing capability, a format the model does not
+//     accept, a TooLarge artifact (contentType stays text for text, image for images, binary
+//     otherwise).
+//   - Content that exists but cannot be used (Unreadable; not supplied although the size says it
+//     exists; media that is truncated where it would be sent, or an image that does not decode
+//     where it must be converted) is 000's processing-failed description, routing text:
+//     "[文件处理失败: {filename}]\n错误: 无法读取文件内容\n请检查文件是否损坏".
+//
+// Metadata follows 000's field meanings: type and mimeType are the detected MIME type, binaryType
+// the category of a binary (absent for text), format the detected format.
 //
 // Base64 appears only in ImageURL and File, never in Content. Route is pure, deterministic,
 // safe for concurrent use, never fails and never panics; an undetectable artifact is described
-// as an unknown binary file.
+// as a binary file (二进制文件).
 func Route(in Input) contracts.ContentRouteResult {
 	msgs := localeMessages(in.Locale)
 	content := in.Content
@@ -72,6 +84,9 @@ func Route(in Input) contracts.ContentRouteResult {
 		content = []byte{} // an empty file, whichever way the caller spelled it
 	}
 	filename := displayFilename(in)
+	if filename == "" {
+		filename = msgs.unknownFile
+	}
 	det := Detect(DetectInput{Filename: detectFilename(in), DeclaredMIME: in.DeclaredMIME, Head: content, Size: size})
 
 	res := contracts.ContentRouteResult{
@@ -79,11 +94,12 @@ func Route(in Input) contracts.ContentRouteResult {
 		Routing:     contracts.RouteText,
 		Metadata: contracts.ArtifactMetadata{
 			ID:           in.ID,
-			Type:         det.Kind,
+			Type:         det.MIME,
 			Filename:     filename,
 			MimeType:     det.MIME,
 			Size:         size,
 			CreatedAt:    in.CreatedAt,
+			Format:       det.Format,
 			TooLarge:     in.TooLarge,
 			Confidence:   det.Confidence,
 			WorkspaceID:  in.WorkspaceID,
@@ -91,28 +107,29 @@ func Route(in Input) contracts.ContentRouteResult {
 		},
 	}
 	if !det.IsText {
-		res.Metadata.BinaryType = det.Format
+		res.Metadata.BinaryType = det.Kind
 	}
-	label := artifactLabel(filename, in.ID)
 	need := neededCapability(det.Kind)
 
 	formats := in.Formats.orDefault()
 	switch {
 	case in.TooLarge:
-		res.Content = describe(msgs, label, det, size, reasonTooLarge, need)
-	case content == nil && size > 0:
-		res.Content = describe(msgs, label, det, size, reasonUnavailable, need)
+		res.Content = describe(msgs, filename, in.ID, det, size, reasonTooLarge)
+	case in.Unreadable, content == nil && size > 0:
+		res.Content = processingFailed(msgs, filename, in.ID)
 	case det.IsText:
 		res.Content = string(content)
 	case !in.Capabilities.Has(need):
-		res.Content = describe(msgs, label, det, size, reasonNoCapability, need)
-	case det.Kind == contracts.KindImage:
-		routeImage(&res, msgs, label, det, content, formats, in.Dialect)
+		res.Content = describe(msgs, filename, in.ID, det, size, reasonNoCapability)
+	case !intact(det.Format, content):
+		res.Content = processingFailed(msgs, filename, in.ID)
+	case det.Kind == contracts.BinaryImage:
+		routeImage(&res, msgs, filename, in.ID, det, content, formats, in.Dialect)
 	case !formats.Accepts(in.Dialect, det.Kind, det.Format):
-		res.Content = describeNotAccepted(msgs, label, det, size, formats.accepted(in.Dialect, det.Kind))
+		res.Content = describeNotAccepted(msgs, filename, in.ID, det, size, formats.accepted(in.Dialect, det.Kind))
 	default:
 		res.Routing = contracts.RouteFile
-		res.Content = summary(msgs.fileMarker, label, msgs.typeName(det), size)
+		res.Content = mediaLabel(msgs, filename, in.ID)
 		res.File = &contracts.FilePart{
 			Type: "file",
 			File: contracts.FileData{
@@ -125,17 +142,22 @@ func Route(in Input) contracts.ContentRouteResult {
 	return res
 }
 
-// routeImage sends an image fitted to the model, or describes it when it cannot be.
-func routeImage(res *contracts.ContentRouteResult, msgs *messages, label string, det Detection, content []byte, f Formats, dialect string) {
+// routeImage sends an image fitted to the model, or describes it when it cannot be. An image of a
+// format decoded here that does not decode when it must be (converted, downscaled) is damaged: it
+// gets the processing-failed description.
+func routeImage(res *contracts.ContentRouteResult, msgs *messages, filename, id string, det Detection, content []byte, f Formats, dialect string) {
 	size := int64(len(content))
-	accepted := f.accepted(dialect, contracts.KindImage)
+	accepted := f.accepted(dialect, contracts.BinaryImage)
 	prep, err := imaging.Prepare(content, det.Format, imageTarget(accepted, f.Limits))
 	switch {
 	case errors.Is(err, imaging.ErrTooLarge):
-		res.Content = describe(msgs, label, det, size, reasonTooLarge, contracts.CapVision)
+		res.Content = describe(msgs, filename, id, det, size, reasonTooLarge)
+		return
+	case errors.Is(err, imaging.ErrDamaged):
+		res.Content = processingFailed(msgs, filename, id)
 		return
 	case err != nil:
-		res.Content = describeNotAccepted(msgs, label, det, size, accepted)
+		res.Content = describeNotAccepted(msgs, filename, id, det, size, accepted)
 		return
 	}
 	mime, data := det.MIME, content
@@ -143,7 +165,7 @@ func routeImage(res *contracts.ContentRouteResult, msgs *messages, label string,
 		mime, data = prep.MIME(), prep.Data
 	}
 	res.Routing = contracts.RouteImageURL
-	res.Content = summary(msgs.imageMarker, label, msgs.typeName(det), size)
+	res.Content = mediaLabel(msgs, filename, id)
 	res.ImageURL = &contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: dataURL(mime, data)}}
 	res.ImageProcessing = imageProcessing(prep)
 }
@@ -174,7 +196,7 @@ func contentType(d Detection) string {
 	switch {
 	case d.IsText:
 		return contracts.ContentText
-	case d.Kind == contracts.KindImage:
+	case d.Kind == contracts.BinaryImage:
 		return contracts.ContentImage
 	default:
 		return contracts.ContentBinary
@@ -191,7 +213,8 @@ func detectFilename(in Input) string {
 }
 
 // displayFilename is the artifact's filename, else the last element of its workspace path,
-// else its id, so that metadata.filename is never empty.
+// else its id (as in design document 000), else "" (Route then uses 000's 未知文件, so that
+// metadata.filename is never empty).
 func displayFilename(in Input) string {
 	if strings.TrimSpace(in.Filename) != "" {
 		return in.Filename
@@ -199,10 +222,7 @@ func displayFilename(in Input) string {
 	if p := strings.Trim(in.RelativePath, "/"); p != "" {
 		return path.Base(p)
 	}
-	if in.ID != "" {
-		return in.ID
-	}
-	return "artifact"
+	return strings.TrimPrefix(in.ID, "artifact:")
 }
 
 // dataURL builds "data:{mime};base64,{data}" with one allocation of the final size.

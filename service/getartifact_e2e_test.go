@@ -101,8 +101,17 @@ func TestGetArtifactRoutes(t *testing.T) {
 			}
 			id := strings.TrimPrefix(tt.ref, "artifact:")
 			want := dataOf[id]
-			if res.ContentType != tt.contentType || res.Routing != tt.routing || res.Metadata.Type != tt.kind {
-				t.Fatalf("contentType/routing/type = %s/%s/%s, want %s/%s/%s", res.ContentType, res.Routing, res.Metadata.Type, tt.contentType, tt.routing, tt.kind)
+			// Design document 000's meanings: binaryType is the category of a binary (absent for text),
+			// type the MIME type.
+			wantBinaryType := tt.kind
+			if tt.kind == "text" {
+				wantBinaryType = ""
+			}
+			if res.ContentType != tt.contentType || res.Routing != tt.routing || res.Metadata.BinaryType != wantBinaryType {
+				t.Fatalf("contentType/routing/binaryType = %s/%s/%s, want %s/%s/%s", res.ContentType, res.Routing, res.Metadata.BinaryType, tt.contentType, tt.routing, wantBinaryType)
+			}
+			if res.Metadata.Type != res.Metadata.MimeType || !strings.Contains(res.Metadata.Type, "/") {
+				t.Errorf("metadata type = %q, want the MIME type %q", res.Metadata.Type, res.Metadata.MimeType)
 			}
 			if res.Metadata.ID != id || res.Metadata.Size != int64(len(want)) {
 				t.Errorf("metadata id/size = %q/%d, want %q/%d", res.Metadata.ID, res.Metadata.Size, id, len(want))

@@ -130,14 +130,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		DrainTimeout:   cfg.DrainTimeout,
 		HandlerTimeout: cfg.HandlerTimeout,
 	}, messaging.Deps{
-		SubConn:  s.subConn,
-		PubConn:  s.pubConn,
-		Claims:   c.Claims,
-		MapError: handlers.MapError,
-		Envelope: handlers.DecodeEnvelope,
-		Logger:   log,
-		Tracer:   s.telemetry.TracerProvider.Tracer("artifact-worker"),
-		Meter:    s.telemetry.MeterProvider.Meter("artifact-worker"),
+		SubConn:       s.subConn,
+		PubConn:       s.pubConn,
+		Claims:        c.Claims,
+		MapError:      handlers.MapError,
+		Envelope:      handlers.DecodeEnvelope,
+		CompleteError: handlers.CompleteToolError,
+		Logger:        log,
+		Tracer:        s.telemetry.TracerProvider.Tracer("artifact-worker"),
+		Meter:         s.telemetry.MeterProvider.Meter("artifact-worker"),
 	}, c.Handlers)
 	if err != nil {
 		return nil, err

@@ -101,10 +101,41 @@ func TestWorkspaceFlow(t *testing.T) {
 		}
 		var info contracts.ArtifactInfo
 		_ = json.Unmarshal(rep.Result, &info)
-		if info.ID != js.ArtifactID || info.Name != "app.js" || info.Type != "text" || info.MimeType != "text/javascript" ||
+		if info.ID != js.ArtifactID || info.Name != "app.js" || info.Type != "text/javascript" || info.MimeType != "text/javascript" ||
 			info.Meta.WorkspaceID != "ws-1" || info.Meta.RelativePath != "src/app.js" || len(info.Meta.ModifiedBy) != 1 ||
 			info.Meta.ModifiedBy[0].AgentID != "coder" || info.Meta.ModifiedBy[0].MessageID != "m1" || info.CreatedAt.IsZero() {
 			t.Fatalf("metadata = %+v", info)
+		}
+	})
+
+	t.Run("metadata has design document 004's shape", func(t *testing.T) {
+		rep := w.Call(contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "md004", ID: js.ArtifactID})
+		if !rep.OK {
+			t.Fatalf("%+v", rep.Error)
+		}
+		// 004's example response: id, type (the MIME type), name, createdAt, updatedAt,
+		// meta {filename, workspaceId, relativePath, modifiedBy [{agentId, timestamp, messageId}]},
+		// mimeType.
+		var got map[string]any
+		if err := json.Unmarshal(rep.Result, &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"id", "type", "name", "createdAt", "updatedAt", "meta", "mimeType"} {
+			if _, ok := got[k]; !ok {
+				t.Errorf("metadata lacks 004's %q: %s", k, rep.Result)
+			}
+		}
+		if got["type"] != "text/javascript" || got["mimeType"] != "text/javascript" {
+			t.Errorf("type/mimeType = %v/%v, want 004's \"text/javascript\" for both", got["type"], got["mimeType"])
+		}
+		meta, _ := got["meta"].(map[string]any)
+		mods, _ := meta["modifiedBy"].([]any)
+		if meta["filename"] != "app.js" || meta["workspaceId"] != "ws-1" || meta["relativePath"] != "src/app.js" || len(mods) != 1 {
+			t.Fatalf("meta = %v", meta)
+		}
+		mod, _ := mods[0].(map[string]any)
+		if mod["agentId"] != "coder" || mod["messageId"] != "m1" || mod["timestamp"] == nil {
+			t.Errorf("modifiedBy[0] = %v", mod)
 		}
 	})
 
@@ -130,7 +161,7 @@ func TestWorkspaceFlow(t *testing.T) {
 		}
 		resp := get(base+img.ArtifactID+"/metadata", token)
 		var info contracts.ArtifactInfo
-		if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || resp.StatusCode != 200 || info.Type != "image" || info.Meta.Filename != "图 1.png" {
+		if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || resp.StatusCode != 200 || info.Type != "image/png" || info.Meta.Filename != "图 1.png" {
 			t.Fatalf("http metadata %d: %+v %v", resp.StatusCode, info, err)
 		}
 		resp = get(base+img.ArtifactID+"/content", token)

@@ -229,7 +229,7 @@ func runReplay(ctx context.Context, cfg service.Config, opts replay.Options, out
 	opts.Replicas = cfg.JetStreamReplicas
 	proc := func(subject string) (messaging.Processor, bool) {
 		h, ok := c.Handlers[subject]
-		return messaging.Processor{Claims: c.Claims, MapError: handlers.MapError, Envelope: handlers.DecodeEnvelope, Handler: h}, ok
+		return messaging.Processor{Claims: c.Claims, MapError: handlers.MapError, Envelope: handlers.DecodeEnvelope, CompleteError: handlers.CompleteToolError, Handler: h}, ok
 	}
 	return replay.Run(ctx, js, nc, c.Topology.Stream, proc, opts, out, progress)
 }

@@ -170,9 +170,9 @@ func (f *floor) getArtifact(ctx context.Context, body []byte) ([]byte, error) {
 		return nil, err
 	}
 	res := contracts.ContentRouteResult{
-		ContentType: contracts.ContentImage, Routing: contracts.RouteImageURL, Content: "[图片] " + id,
+		ContentType: contracts.ContentImage, Routing: contracts.RouteImageURL, Content: "工件内容 (" + id + "):",
 		ImageURL: &contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(data)}},
-		Metadata: contracts.ArtifactMetadata{ID: id, Type: contracts.KindImage, Filename: id, MimeType: "image/png", Size: int64(len(data)), CreatedAt: time.Now().UTC()},
+		Metadata: contracts.ArtifactMetadata{ID: id, Type: "image/png", Filename: id, MimeType: "image/png", Size: int64(len(data)), CreatedAt: time.Now().UTC(), BinaryType: contracts.BinaryImage, Format: "png"},
 	}
 	result, err := json.Marshal(res)
 	if err != nil {

@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/historyimage"
+	"github.com/agentworks/artifact-worker/routing"
+)
+
+// CompleteToolError gives every error reply of a tool subject the tool result the model gets
+// instead of content (contracts.Error.Assembly), in the request's dialect and locale, so that a
+// runtime forwards it as it forwards a result's assembly, without writing text per error code.
+// It implements messaging.ErrorCompleter; errors of other subjects are returned unchanged.
+//
+//   - tool.get_artifact: design document 000's error object as the text,
+//     {"error":"artifact_not_found","ref":"artifact:x","message":"工件不存在或已被删除"}, for every code
+//     (ref when known); error.message of artifact_not_found is the same localised sentence.
+//   - tool.get_history_image: design document 002's text blocks, [{"type":"text","text":"无效的图片标识符"}],
+//     [{"type":"text","text":"图片不存在或已过期"}], and a sentence of the same kind for other codes.
+//
+// The dialect and locale are read from body when they are valid; otherwise (the body is unreadable,
+// claim-checked and not resolved, or the value is what the error is about) openai-chat and zh, the
+// defaults. The assembly is built by routing.AssembleText, the same path as a text-only result.
+func CompleteToolError(subject string, body []byte, e *contracts.Error) *contracts.Error {
+	if e == nil || (subject != contracts.SubjectGetArtifact && subject != contracts.SubjectGetHistoryImage) {
+		return e
+	}
+	loc, dia := lenientPresentation(body)
+	out := *e
+	sentence := toolErrorSentence(e, loc)
+	text := sentence
+	if subject == contracts.SubjectGetArtifact {
+		if e.Code == contracts.CodeArtifactNotFound {
+			out.Message = sentence
+		}
+		text = artifactErrorText(e.Code, e.Ref, sentence)
+	}
+	a := routing.AssembleText(text, dia)
+	out.Assembly = &a
+	return &out
+}
+
+// lenientPresentation reads locale and dialect from a request body, falling back to the defaults
+// for anything missing, malformed or unsupported.
+func lenientPresentation(body []byte) (loc, dia string) {
+	var p struct {
+		Locale  json.RawMessage `json:"locale"`
+		Dialect json.RawMessage `json:"dialect"`
+	}
+	_ = json.Unmarshal(body, &p)
+	str := func(raw json.RawMessage) string {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s
+	}
+	loc, err := locale(str(p.Locale))
+	if err != nil {
+		loc = contracts.LocaleZH
+	}
+	dia, err = dialect(str(p.Dialect))
+	if err != nil {
+		dia = contracts.DialectOpenAIChat
+	}
+	return loc, dia
+}
+
+// artifactErrorText is design document 000's error object for get_artifact, as the model reads it.
+func artifactErrorText(code, ref, message string) string {
+	v := struct {
+		Error   string `json:"error"`
+		Ref     string `json:"ref,omitempty"`
+		Message string `json:"message"`
+	}{code, ref, message}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // strings only: cannot fail
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// toolErrorSentences are the short, model-readable sentences of the error codes, by locale. The
+// history-image codes are design document 002's (historyimage.Message); artifact_not_found is
+// design document 000's.
+var toolErrorSentences = map[string][2]string{ // code → {zh, en}
+	contracts.CodeArtifactNotFound:     {"工件不存在或已被删除", "The artifact does not exist or has been deleted"},
+	contracts.CodeInvalidArtifactID:    {"工件标识符无效", "The artifact identifier is invalid"},
+	contracts.CodePathTraversalBlocked: {"路径超出工作区范围，已被拦截", "The path leaves its workspace and was blocked"},
+	contracts.CodeInvalidPath:          {"工作区文件路径无效", "The workspace file path is invalid"},
+	contracts.CodePermissionDenied:     {"存储拒绝访问此工件", "Storage denied access to this artifact"},
+	contracts.CodeInvalidRequest:       {"工具调用参数无效", "The tool call's arguments are invalid"},
+	contracts.CodePayloadTooLarge:      {"请求过大，无法处理", "The request is too large to process"},
+	contracts.CodeUnavailable:          {"服务暂时不可用，请稍后重试", "The service is temporarily unavailable; try again later"},
+	contracts.CodeInternal:             {"工具执行时发生内部错误", "An internal error occurred while running the tool"},
+}
+
+// toolErrorSentence is the sentence for e in locale: invalid_request names the field, an unknown
+// code is named.
+func toolErrorSentence(e *contracts.Error, loc string) string {
+	if s := historyimage.Message(e.Code, loc); s != "" {
+		return s
+	}
+	i := 0
+	if loc == contracts.LocaleEN {
+		i = 1
+	}
+	s, ok := toolErrorSentences[e.Code]
+	if !ok {
+		return [2]string{"工具调用失败（" + e.Code + "）", "The tool call failed (" + e.Code + ")"}[i]
+	}
+	if e.Code == contracts.CodeInvalidRequest && e.Field != "" {
+		return s[i] + [2]string{"：", ": "}[i] + e.Field
+	}
+	return s[i]
+}
