@@ -31,6 +31,9 @@ type RequestReplyConfig struct {
 	// PublishTimeout bounds waiting for JetStream's PubAck (default 5s); past it the caller is
 	// answered unavailable.
 	PublishTimeout time.Duration
+	// CompleteError, optional, completes the front's own error replies as the pipeline's are
+	// (see ErrorCompleter).
+	CompleteError ErrorCompleter
 }
 
 func (c *RequestReplyConfig) setDefaults() {
@@ -163,10 +166,10 @@ func (f *RequestReply) store(subject string, req micro.Request) {
 	switch {
 	case err != nil:
 		f.log.Warn("request not stored", "subject", subject, "request_id", id, "outcome", "unavailable", "error", err.Error())
-		f.answer(req, id, "503", &contracts.Error{Code: contracts.CodeUnavailable, Retryable: true,
+		f.answer(req, subject, id, "503", &contracts.Error{Code: contracts.CodeUnavailable, Retryable: true,
 			Message: "the request could not be stored in JetStream: " + errText(err)})
 	case ack.Duplicate:
-		f.answer(req, id, "409", &contracts.Error{Code: contracts.CodeDuplicateRequest,
+		f.answer(req, subject, id, "409", &contracts.Error{Code: contracts.CodeDuplicateRequest,
 			Message: fmt.Sprintf("request_id %q was already sent within the de-duplication window (2 minutes); its reply went to the first sender; use a new request_id", id)})
 	}
 }
@@ -180,9 +183,12 @@ func errText(err error) string {
 
 // answer replies to the caller with an error envelope (and the micro service error headers, which
 // count it in `nats micro stats`).
-func (f *RequestReply) answer(req micro.Request, requestID, status string, e *contracts.Error) {
+func (f *RequestReply) answer(req micro.Request, subject, requestID, status string, e *contracts.Error) {
 	if req.Reply() == "" {
 		return
+	}
+	if f.cfg.CompleteError != nil {
+		e = f.cfg.CompleteError(subject, req.Data(), e)
 	}
 	body, err := json.Marshal(contracts.Reply{RequestID: requestID, Error: e})
 	if err != nil {

@@ -226,8 +226,9 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 // connection; it stores requests through the publishing one.
 func (s *Service) startFront() error {
 	front, err := messaging.StartRequestReply(s.subConn, s.js, messaging.RequestReplyConfig{
-		Version:  buildinfo.Version,
-		Metadata: map[string]string{"commit": buildinfo.CommitOrUnknown()},
+		Version:       buildinfo.Version,
+		Metadata:      map[string]string{"commit": buildinfo.CommitOrUnknown()},
+		CompleteError: handlers.CompleteToolError,
 	}, s.log)
 	if err != nil {
 		return fmt.Errorf("request/reply front: %w", err)

@@ -25,6 +25,8 @@ export interface ErrorObject {
   field?: string;
   ref?: string;
   retryable?: boolean;
+  /** tool.get_artifact and tool.get_history_image: the tool result to give the model instead of content. */
+  assembly?: Assembly;
 }
 
 /** get_artifact.request.json */
@@ -97,19 +99,23 @@ export interface FileData {
 /** get_artifact.result.json #/$defs/ArtifactMetadata */
 export interface ArtifactMetadata {
   id: string;
-  type: Open<"text" | "image" | "audio" | "video" | "document" | "other">;
+  /** The MIME type, the same value as mimeType (design documents 000 and 004). */
+  type: string;
   filename: string;
   mimeType: string;
   size: number;
   createdAt: string;
-  binaryType?: string;
+  /** Category of a binary; absent for text. */
+  binaryType?: Open<"image" | "audio" | "video" | "document" | "other">;
+  /** Detected format: png, pdf, md, ... */
+  format?: string;
   tooLarge?: boolean;
   confidence?: number;
   workspaceId?: string;
   relativePath?: string;
 }
 
-/** get_artifact.result.json #/$defs/Assembly (also get_history_image.result.json) */
+/** get_artifact.result.json #/$defs/Assembly (also get_history_image.result.json, reply.json) */
 export interface Assembly {
   dialect: Dialect;
   /**

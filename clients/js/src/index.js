@@ -251,7 +251,8 @@ function isNoResponders(err) {
  * results, in the dialect of their `assembly`: OpenAI chat needs every tool message before any other
  * message, so all tool messages come first, then the follow-up messages in call order; Anthropic
  * takes all tool_result blocks in one user message. A call that failed (`error`) is answered with
- * its error text so the model learns what happened.
+ * the tool result the worker put in the error (`error.assembly`, when its dialect is the turn's),
+ * else with its error text, so the model learns what happened.
  *
  * @param {Array<{id: string, result?: {assembly: {dialect: string, toolContent: any, followUp?: any[]}}, error?: Error}>} calls
  * @param {{dialect?: string}} [opts] dialect when no call has a result (default openai-chat)
@@ -269,6 +270,8 @@ export function assembleTurn(calls, opts = {}) {
       }
       return c.result.assembly.toolContent;
     }
+    const a = c.error instanceof WorkerError ? c.error.error.assembly : undefined;
+    if (a && a.dialect === dialect) return a.toolContent;
     return errorText(c.error);
   };
   const followUps = calls.flatMap((c) => c.result?.assembly?.followUp ?? []);

@@ -44,3 +44,13 @@ test("mixed dialects in one turn are refused", () => {
     { id: "b", result: { assembly: { dialect: "anthropic", toolContent: [] } } },
   ]), /dialect/);
 });
+
+test("a failed call is answered with the tool result the worker put in the error", () => {
+  const notFound = JSON.stringify({ error: "artifact_not_found", ref: "artifact:x", message: "工件不存在或已被删除" });
+  const err = (dialect, toolContent) => new WorkerError({ code: "artifact_not_found", message: "工件不存在或已被删除", ref: "artifact:x", assembly: { dialect, toolContent } }, "r");
+  const oa = assembleTurn([{ id: "call_1", error: err("openai-chat", notFound) }]);
+  assert.deepEqual(oa, [{ role: "tool", tool_call_id: "call_1", content: notFound }]);
+  const blocks = [{ type: "text", text: notFound }];
+  const an = assembleTurn([{ id: "toolu_1", error: err("anthropic", blocks) }], { dialect: "anthropic" });
+  assert.deepEqual(an[0].content, [{ type: "tool_result", tool_use_id: "toolu_1", content: blocks, is_error: true }]);
+});

@@ -14,6 +14,9 @@ const dts = readFileSync(join(here, "..", "src", "contract.d.ts"), "utf8");
 const interfaces = {
   "reply.json#": "Reply",
   "reply.json#/$defs/Error": "ErrorObject",
+  "reply.json#/$defs/Assembly": "Assembly",
+  "reply.json#/$defs/Assembly/properties/toolContent/oneOf/1/items": "ContentBlock",
+  "reply.json#/$defs/ChatMessage": "ChatMessage",
   "get_artifact.request.json#": "GetArtifactRequest",
   "get_artifact.result.json#": "GetArtifactResult",
   "get_artifact.result.json#/$defs/ImageURLPart": "ImageURLPart",
