@@ -45,6 +45,11 @@ test("an error reply is a WorkerError with its stable code", async () => {
     assert.equal(err.code, "artifact_not_found");
     assert.equal(err.ref, ref);
     assert.equal(err.retryable, false);
+    // The tool result for the model: design document 000's not-found object, default dialect and locale.
+    assert.deepEqual(err.error.assembly, {
+      dialect: "openai-chat",
+      toolContent: JSON.stringify({ error: "artifact_not_found", ref, message: "工件不存在或已被删除" }),
+    });
     return true;
   });
 });
