@@ -5,7 +5,7 @@ import { assembleTurn, WorkerError } from "../src/index.js";
 const image = (n) => ({
   assembly: {
     dialect: "openai-chat",
-    toolContent: `[图片] ${n}.png\n内容见下一条消息。`,
+    toolContent: `工件内容 (${n}.png):\n内容见下一条消息。`,
     followUp: [{ role: "user", content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${n}` } }] }],
   },
 });
