@@ -89,6 +89,13 @@ func TestToolErrorsAreToolResults(t *testing.T) {
 			toolContent: `[{"type":"text","text":"图片不存在或已过期"}]`,
 		},
 		{
+			name:    "get_history_image not found, langchain: exactly 002's content list",
+			subject: contracts.SubjectGetHistoryImage,
+			body:    `{"request_id":"te9b","image_md5":"0123456789abcdef","dialect":"langchain"}`,
+			code:    contracts.CodeImageNotFound, message: "图片不存在或已过期", dialect: "langchain",
+			toolContent: `[{"type":"text","text":"图片不存在或已过期"}]`,
+		},
+		{
 			name:    "get_history_image not found: en, openai-chat",
 			subject: contracts.SubjectGetHistoryImage,
 			body:    `{"request_id":"te10","image_md5":"0123456789abcdef","locale":"en"}`,
