@@ -50,4 +50,8 @@ type PreprocessStats struct {
 	TokensSavedEstimate int64 `json:"tokens_saved_estimate"`
 	// CacheFailures counts images left in place because the cache write failed.
 	CacheFailures int `json:"cache_failures"`
+	// PartsSkipped counts image parts of older human turns left in place, unchanged, because they
+	// are malformed (no data, a data URL that is not base64, base64 that does not decode) or their
+	// bytes are not an image (whatever their label says).
+	PartsSkipped int `json:"parts_skipped"`
 }

@@ -12,7 +12,8 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
-	"net/http"
+
+	"github.com/agentworks/artifact-worker/routing"
 )
 
 // inlineImage is an image part whose data is inline base64.
@@ -183,7 +184,9 @@ func hasPrefixFold(b []byte, prefix string) bool {
 // imageInfo is what inspect learns from the decoded bytes.
 type imageInfo struct {
 	width, height int // 0 when the header could not be read
-	sniffedMime   string
+	// kind and mime are routing.Detect's answer for the bytes alone (the label of the part is not
+	// asked): contracts.BinaryImage and "image/png" for a PNG, whatever the part claimed.
+	kind, mime string
 }
 
 // errBase64 wraps the reason base64 data does not decode.
@@ -192,13 +195,14 @@ var errBase64 = errors.New("base64 data does not decode")
 // inspect checks that data is standard base64 (padding required; CR and LF ignored, as by
 // encoding/base64) by streaming it through a decoder into small fixed buffers: no decoded copy of
 // the image is ever held. On the way it reads the image header (PNG, JPEG, GIF, WebP) for the
-// dimensions and sniffs the content type.
+// dimensions and detects the type with routing.Detect, the detector tool.get_artifact uses.
 func inspect(data []byte) (imageInfo, error) {
 	var info imageInfo
 	rec := &errRecorder{r: base64.NewDecoder(base64.StdEncoding, bytes.NewReader(data))}
 	br := bufio.NewReaderSize(rec, 4096)
-	head, _ := br.Peek(512)
-	info.sniffedMime = http.DetectContentType(head)
+	head, _ := br.Peek(sniffLen)
+	d := routing.Detect(routing.DetectInput{Head: head, Size: int64(decodedLen(data))})
+	info.kind, info.mime = d.Kind, d.MIME
 	var cfg image.Config
 	var err error = errors.New("unknown format")
 	switch {
@@ -221,6 +225,18 @@ func inspect(data []byte) (imageInfo, error) {
 		return info, fmt.Errorf("%w: %v", errBase64, rec.err)
 	}
 	return info, nil
+}
+
+// sniffLen is how much of the decoded data the type is detected from (the content sniffer reads
+// 3 KiB).
+const sniffLen = 4096
+
+// decodedLen is the length of the bytes the standard base64 data decodes to (CR and LF ignored).
+func decodedLen(data []byte) int {
+	n := len(data) - bytes.Count(data, []byte("\n")) - bytes.Count(data, []byte("\r"))
+	end := bytes.TrimRight(data, "\r\n")
+	pad := len(end) - len(bytes.TrimRight(end, "="))
+	return max(n/4*3-pad, 0)
 }
 
 // errRecorder remembers the first error other than io.EOF of the reader it wraps, so that an error

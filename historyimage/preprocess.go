@@ -33,9 +33,14 @@ type Putter interface {
 // parts.
 //
 // In every human turn but the last, each image part carrying inline base64 data (OpenAI image_url
-// with a data: URL, Anthropic base64 source, LangChain base64 blocks; see inlineImagePart) is stored
-// through cache under the hex MD5 of its base64 text and replaced by the text part
-// {"type":"text","text":"[Picture:history_{md5}]"}. An image met several times is written once per
+// with a data: URL, Anthropic base64 source, LangChain base64 blocks; see inlineImagePart) whose
+// bytes are an image (routing.Detect on the decoded bytes, the detector of tool.get_artifact; the
+// part's label is not believed) is stored through cache under the hex MD5 of its base64 text, with
+// the detected MIME type, and replaced by the text part
+// {"type":"text","text":"[Picture:history_{md5}]"}. An image part of those turns that is malformed
+// (no data, a data URL that is not base64, base64 that does not decode) or whose bytes are not an
+// image stays byte for byte as it came and is counted in stats.PartsSkipped (logged at Debug with
+// its path and reason), as design document 002 passes such parts through. An image met several times is written once per
 // call and gets the same placeholder each time. Everything else stays byte for byte as it came:
 // other parts, other members, whitespace, key order, the last human turn, non-human messages, image
 // references (http(s) URLs, file ids) and existing placeholders. The result may alias messages when
@@ -45,9 +50,10 @@ type Putter interface {
 // error) and counted per image part in stats.CacheFailures; nothing is lost. If ctx ends, the error
 // wraps ctx.Err() instead.
 //
-// Errors: *InvalidContextError (use errors.As) for a context that is malformed anywhere, including
-// base64 that does not decode in any human turn, the last one too, so the same input is always
-// accepted or always rejected; ctx.Err(), wrapped, when the context is cancelled.
+// Errors: *InvalidContextError (use errors.As) for a context that is not a list of messages (not a
+// JSON list, a message that is neither a [role, content] pair nor an object with a string role, a
+// human turn whose content is neither a string nor a list); ctx.Err(), wrapped, when the context is
+// cancelled. One bad part never rejects the context.
 //
 // Memory: the input is validated and walked in place (no decoded copy of the document), base64 is
 // checked through a streaming decoder (no decoded copy of an image), and the output is written into
@@ -78,42 +84,44 @@ func Preprocess(ctx context.Context, messages json.RawMessage, cache Putter, log
 		}
 	}
 
-	// Find every inline image of a human turn; validate all, collect the older ones.
+	// Collect the inline images of the older human turns whose bytes are an image; every other
+	// image part stays as it is and is counted.
 	seen := map[string]*found{}
 	var cands []candidate
 	for i := range msgs {
 		m := &msgs[i]
-		if !m.human || !m.content.ok() || doc.kind(m.content) != '[' {
+		if !m.human || i == last || !m.content.ok() || doc.kind(m.content) != '[' {
 			continue
 		}
-		err := doc.elems(m.content.start, func(k, start, end int) error {
+		_ = doc.elems(m.content.start, func(k, start, end int) error {
 			path := fmt.Sprintf("%s[%d]", m.path, k)
 			img, ok, err := doc.inlineImagePart(span{start, end}, path)
-			if err != nil || !ok {
-				return err
+			if err != nil {
+				skip(ctx, logger, &stats, err.Error())
+				return nil
+			}
+			if !ok {
+				return nil
 			}
 			sum := md5.Sum(img.data)
 			id := hex.EncodeToString(sum[:])
 			f := seen[id]
 			if f == nil {
 				info, err := inspect(img.data)
-				if err != nil {
-					return invalid(fmt.Sprintf("%s: %v", path, err))
+				f = &found{img: img, info: info, bad: err}
+				if err == nil && info.kind != contracts.BinaryImage {
+					f.bad = fmt.Errorf("its data is not an image (detected %s)", info.mime)
 				}
-				if img.mime == "" {
-					img.mime = info.sniffedMime
-				}
-				f = &found{img: img, info: info}
+				f.img.mime = info.mime // what the bytes are, whatever the part said
 				seen[id] = f
 			}
-			if i != last {
-				cands = append(cands, candidate{part: span{start, end}, md5: id, found: f})
+			if f.bad != nil {
+				skip(ctx, logger, &stats, fmt.Sprintf("%s: %v", path, f.bad))
+				return nil
 			}
+			cands = append(cands, candidate{part: span{start, end}, md5: id, found: f})
 			return nil
 		})
-		if err != nil {
-			return nil, stats, err
-		}
 	}
 
 	// Store each distinct image once, in the order met.
@@ -167,8 +175,15 @@ func Preprocess(ctx context.Context, messages json.RawMessage, cache Putter, log
 type found struct {
 	img    inlineImage
 	info   imageInfo
-	tried  bool // Put was called
-	stored bool // Put succeeded
+	bad    error // why its data is not an image that can be cached
+	tried  bool  // Put was called
+	stored bool  // Put succeeded
+}
+
+// skip counts an image part left in place because it is malformed or not an image.
+func skip(ctx context.Context, logger *slog.Logger, stats *contracts.PreprocessStats, why string) {
+	stats.PartsSkipped++
+	logger.DebugContext(ctx, "history image part left in context", slog.String("reason", why))
 }
 
 // candidate is an occurrence of an image in an older human turn.

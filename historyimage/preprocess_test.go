@@ -179,14 +179,16 @@ func TestPreprocessEdgeCases(t *testing.T) {
 				`{"type":"image_url","image_url":"data:image/png;base64,$B"},` +
 				`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"$C"}},` +
 				`{"type":"image","source_type":"base64","data":"$D","mime_type":"image/webp"},` +
-				`{"type":"image","base64":"$E","mime_type":"image/png"}]},` +
+				`{"type":"image","base64":"$E","mime_type":"image/webp"}]},` +
 				`{"role":"assistant","content":"ok"},{"role":"user","content":"last"}]`,
-			want:  `[{"role":"user","content":[$PA,$PB,$PC,$PD,$PE]},{"role":"assistant","content":"ok"},{"role":"user","content":"last"}]`,
-			stats: contracts.PreprocessStats{ImagesReplaced: 5, BytesRemoved: int64(len(imgA) + len(imgB) + len(imgC) + len(imgD) + len(imgE)), TokensSavedEstimate: 745 + 620 + 1085 + 65 + 0},
-			puts:  5,
+			// $D is text labelled image/webp: not an image, left in place. $E is a PNG labelled
+			// image/webp: cached as what its bytes are.
+			want:  `[{"role":"user","content":[$PA,$PB,$PC,{"type":"image","source_type":"base64","data":"$D","mime_type":"image/webp"},$PE]},{"role":"assistant","content":"ok"},{"role":"user","content":"last"}]`,
+			stats: contracts.PreprocessStats{ImagesReplaced: 4, BytesRemoved: int64(len(imgA) + len(imgB) + len(imgC) + len(imgE)), TokensSavedEstimate: 745 + 620 + 1085 + 0, PartsSkipped: 1},
+			puts:  4,
 			wantImage: map[string]historyimage.Image{
 				md5hex(imgC): {Data: imgC, MimeType: "image/png"},
-				md5hex(imgD): {Data: imgD, MimeType: "image/webp"},
+				md5hex(imgE): {Data: imgE, MimeType: "image/png"},
 			},
 		},
 		{
@@ -292,19 +294,6 @@ func TestPreprocessMalformed(t *testing.T) {
 		{"an object without role", `[{"content":"hi"}]`, "messages[0] is an object without a role"},
 		{"an object whose role is not a string", `[{"role":null,"content":"hi"}]`, "messages[0].role is null"},
 		{"human content that is an object", `[{"role":"user","content":{"type":"text"}}]`, "messages[0].content is an object, want a string or a list of parts"},
-		{"a data URL that is not base64", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png,rawtext"}}]]` + older, "messages[0][1][0].image_url.url: data URL is not base64"},
-		{"a data URL without comma", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64"}}]]` + older, "data URL has no comma"},
-		{"a data URL without data", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,"}}]]` + older, "data URL has no data"},
-		{"base64 that does not decode", `[["human",[{"type":"text","text":"t"},{"type":"image_url","image_url":{"url":"data:image/png;base64,!!!!"}}]]` + older, "messages[0][1][1]: base64 data does not decode"},
-		{"base64 without padding", `[["human",[{"type":"image","source_type":"base64","data":"QUJDRA","mime_type":"image/png"}]]` + older, "base64 data does not decode"},
-		{"base64 with spaces", `[["human",[{"type":"image","base64":"QUJD RA==","mime_type":"image/png"}]]` + older, "base64 data does not decode"},
-		{"bad base64 in the last human turn too", `[["human","first"],["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@@"}}]]]`, "messages[1][1][0]: base64 data does not decode"},
-		{"image_url without url", `[{"role":"user","content":[{"type":"image_url","image_url":{"detail":"high"}}]}]`, "messages[0].content[0].image_url.url: image part has no url"},
-		{"image_url that is null", `[{"role":"user","content":[{"type":"image_url","image_url":null}]}]`, "image part has no url"},
-		{"Anthropic base64 source without data", `[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png"}}]}]`, "messages[0].content[0].source: image part has no data"},
-		{"LangChain base64 block without data", `[["human",[{"type":"image","source_type":"base64","mime_type":"image/png"}]]]`, "image part has no data"},
-		{"image block with nothing", `[["human",[{"type":"image"}]]]`, "messages[0][1][0]: image part has no data"},
-		{"Anthropic source that is a string", `[["human",[{"type":"image","source":"x"}]]]`, "image source is not an object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -322,6 +311,63 @@ func TestPreprocessMalformed(t *testing.T) {
 			}
 			if p.puts != 0 {
 				t.Errorf("cache writes = %d, want none for a rejected context", p.puts)
+			}
+		})
+	}
+}
+
+// An image part that is malformed, or whose bytes are not an image whatever its label, stays in
+// place byte for byte and is counted in stats.parts_skipped; it never rejects the context (design
+// document 002 passes such parts through). Parts of the last human turn are not looked at.
+func TestPreprocessLeavesBadPartsInPlace(t *testing.T) {
+	const older = `,["ai","x"],["human","last"]]`
+	notImage := base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3 not an image at all"))
+	tests := []struct {
+		name, in string
+		skipped  int
+		why      string // substring of the logged reason
+	}{
+		{"a data URL that is not base64", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png,rawtext"}}]]` + older, 1, "data URL is not base64"},
+		{"a data URL without comma", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64"}}]]` + older, 1, "data URL has no comma"},
+		{"a data URL without data", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,"}}]]` + older, 1, "data URL has no data"},
+		{"base64 that does not decode", `[["human",[{"type":"text","text":"t"},{"type":"image_url","image_url":{"url":"data:image/png;base64,!!!!"}}]]` + older, 1, "base64 data does not decode"},
+		{"base64 without padding", `[["human",[{"type":"image","source_type":"base64","data":"QUJDRA","mime_type":"image/png"}]]` + older, 1, "base64 data does not decode"},
+		{"base64 with spaces", `[["human",[{"type":"image","base64":"QUJD RA==","mime_type":"image/png"}]]` + older, 1, "base64 data does not decode"},
+		{"image_url without url", `[["human",[{"type":"image_url","image_url":{"detail":"high"}}]]` + older, 1, "messages[0][1][1].image_url.url: image part has no url"},
+		{"image_url that is null", `[["human",[{"type":"image_url","image_url":null}]]` + older, 1, "image part has no url"},
+		{"Anthropic base64 source without data", `[["human",[{"type":"image","source":{"type":"base64","media_type":"image/png"}}]]` + older, 1, "messages[0][1][1].source: image part has no data"},
+		{"LangChain base64 block without data", `[["human",[{"type":"image","source_type":"base64","mime_type":"image/png"}]]` + older, 1, "image part has no data"},
+		{"image block with nothing", `[["human",[{"type":"image"}]]` + older, 1, "image part has no data"},
+		{"Anthropic source that is a string", `[["human",[{"type":"image","source":"x"}]]` + older, 1, "image source is not an object"},
+		{"bad parts of the last human turn are not looked at", `[["human",[{"type":"text","text":"t"}]],["ai","x"],["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@@"}}]]]`, 0, ""},
+		{"a PDF labelled image/png", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + notImage + `"}}]]` + older, 1, "not an image (detected application/pdf)"},
+		{"text labelled image/webp", `[["human",[{"type":"image","source_type":"base64","data":"` + imgD + `","mime_type":"image/webp"}]]` + older, 1, "not an image"},
+		{"the same bad image twice", `[["human",[{"type":"image","base64":"` + notImage + `"},{"type":"image","base64":"` + notImage + `"}]]` + older, 2, "not an image"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newMemPutter()
+			var logs bytes.Buffer
+			logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			// A good image in the same turn is still replaced.
+			in := strings.Replace(tt.in, `[["human",[`, `[["human",[{"type":"image","base64":"`+imgA+`","mime_type":"image/png"},`, 1)
+			out, stats, err := historyimage.Preprocess(t.Context(), json.RawMessage(in), p, logger)
+			if err != nil {
+				t.Fatalf("Preprocess: %v", err)
+			}
+			want := strings.Replace(in, `{"type":"image","base64":"`+imgA+`","mime_type":"image/png"}`, placeholderPart(imgA), 1)
+			if string(out) != want {
+				t.Errorf("messages:\n got %.400s\nwant %.400s", out, want)
+			}
+			wantStats := contracts.PreprocessStats{ImagesReplaced: 1, BytesRemoved: int64(len(imgA)), TokensSavedEstimate: 745, PartsSkipped: tt.skipped}
+			if stats != wantStats {
+				t.Errorf("stats = %+v, want %+v", stats, wantStats)
+			}
+			if p.puts != 1 {
+				t.Errorf("cache writes = %d, want 1 (the good image only)", p.puts)
+			}
+			if tt.skipped > 0 && !strings.Contains(logs.String(), tt.why) {
+				t.Errorf("logs do not give the reason %q: %s", tt.why, logs.String())
 			}
 		})
 	}

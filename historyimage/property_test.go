@@ -82,7 +82,7 @@ func TestPreprocessProperties(t *testing.T) {
 				parts := make([]string, len(m.parts))
 				for k, p := range m.parts {
 					parts[k] = p
-					if replace && m.images[k] != "" {
+					if replace && m.images[k] != "" && m.images[k] != imgD {
 						parts[k] = placeholderPart(m.images[k])
 					}
 				}
@@ -94,14 +94,18 @@ func TestPreprocessProperties(t *testing.T) {
 			return fmt.Sprintf(`{"role":%q,"name":"n","content":%s}`, m.role, content)
 		}
 		var in, want []string
-		replaced, distinct := 0, map[string]bool{}
+		replaced, skipped, distinct := 0, 0, map[string]bool{}
 		for i, m := range msgs {
 			older := m.humanTurn && i != last
 			in = append(in, render(m, false))
 			want = append(want, render(m, older))
 			if older {
 				for _, d := range m.images {
-					if d != "" {
+					switch d {
+					case "":
+					case imgD: // text, not an image: left in place and counted
+						skipped++
+					default:
 						replaced++
 						distinct[d] = true
 					}
@@ -117,8 +121,8 @@ func TestPreprocessProperties(t *testing.T) {
 		if got, wantOut := string(out), "["+strings.Join(want, ",")+"]"; got != wantOut {
 			t.Fatalf("output differs from the model:\n got %s\nwant %s", got, wantOut)
 		}
-		if stats.ImagesReplaced != replaced || p.puts != len(distinct) {
-			t.Fatalf("replaced %d with %d writes, want %d with %d", stats.ImagesReplaced, p.puts, replaced, len(distinct))
+		if stats.ImagesReplaced != replaced || p.puts != len(distinct) || stats.PartsSkipped != skipped {
+			t.Fatalf("replaced %d with %d writes, skipped %d; want %d with %d, skipped %d", stats.ImagesReplaced, p.puts, stats.PartsSkipped, replaced, len(distinct), skipped)
 		}
 		for d := range distinct {
 			if p.images[md5hex(d)].Data != d {

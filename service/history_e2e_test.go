@@ -158,7 +158,6 @@ func TestPreprocessEdgeCasesAndBadInput(t *testing.T) {
 	bad := []struct{ name, messages string }{
 		{"not a list", `{"role":"user"}`},
 		{"a message that is neither shape", `[42]`},
-		{"a data URL that is not base64", `[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@not base64@@@"}}]},{"role":"user","content":"x"}]`},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,6 +166,39 @@ func TestPreprocessEdgeCasesAndBadInput(t *testing.T) {
 				t.Fatalf("%+v", rep.Error)
 			}
 		})
+	}
+}
+
+// Design document 002 passes a context through: only parts whose bytes really are an image are
+// cached (with the MIME type of the bytes) and replaced; a malformed part or one whose bytes are
+// not an image stays as it came and is counted, and never rejects the context.
+func TestPreprocessPassesBadPartsThrough(t *testing.T) {
+	w := startWorker(t)
+	png := base64.StdEncoding.EncodeToString(testfiles.PNG(16, 16))
+	pdf := base64.StdEncoding.EncodeToString(testfiles.PDF())
+	bad := []string{
+		`{"type":"image_url","image_url":{"url":"data:image/png;base64,` + pdf + `"}}`,
+		`{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@not base64@@@"}}`,
+		`{"type":"image_url","image_url":{"url":"data:image/png,rawtext"}}`,
+		`{"type":"image","source":{"type":"base64","media_type":"image/png"}}`,
+	}
+	in := `[{"role":"user","content":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + png + `"}},` +
+		strings.Join(bad, ",") + `]},{"role":"assistant","content":"ok"},{"role":"user","content":"and now?"}]`
+	rep, res := preprocess(t, w, in)
+	if !rep.OK {
+		t.Fatalf("context rejected: %+v", rep.Error)
+	}
+	want := strings.Replace(in, `{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,`+png+`"}}`,
+		`{"type":"text","text":"[Picture:history_`+md5hex(png)+`]"}`, 1)
+	if string(res.Messages) != want {
+		t.Errorf("messages:\n got %.300s\nwant %.300s", res.Messages, want)
+	}
+	if res.Stats.ImagesReplaced != 1 || res.Stats.PartsSkipped != len(bad) {
+		t.Errorf("stats = %+v, want 1 replaced and %d skipped", res.Stats, len(bad))
+	}
+	rep, img := historyImage(t, w, md5hex(png), "", "")
+	if !rep.OK || len(img.Content) != 1 || img.Content[0].MimeType != "image/png" {
+		t.Fatalf("cached image: %+v %+v, want it as image/png (labelled image/jpeg)", rep.Error, img.Content)
 	}
 }
 

@@ -219,6 +219,7 @@ export interface PreprocessStats {
   bytes_removed: number;
   tokens_saved_estimate: number;
   cache_failures: number;
+  parts_skipped: number;
 }
 
 /** metadata.request.json */
