@@ -65,10 +65,17 @@ func TestMain(m *testing.M) {
 }
 
 // runNATSHelper is the nats-server process: an embedded server with JetStream on the port and store
-// directory given in the environment, until SIGTERM.
+// directory given in the environment, until SIGTERM; with NATS_HELPER_CLUSTER_PORT, one node of a
+// cluster (name NATS_HELPER_NAME, routes NATS_HELPER_ROUTES, comma separated).
 func runNATSHelper() int {
 	port, _ := strconv.Atoi(os.Getenv("NATS_HELPER_PORT"))
-	s, err := natstest.NewServer(natstest.Options{Port: port, StoreDir: os.Getenv("NATS_HELPER_STORE")})
+	o := natstest.Options{Port: port, StoreDir: os.Getenv("NATS_HELPER_STORE")}
+	if cp, _ := strconv.Atoi(os.Getenv("NATS_HELPER_CLUSTER_PORT")); cp != 0 {
+		hp, _ := strconv.Atoi(os.Getenv("NATS_HELPER_HTTP_PORT"))
+		o.Cluster = natstest.Cluster{Name: os.Getenv("NATS_HELPER_NAME"), ClusterName: "it", Port: cp,
+			Routes: strings.Split(os.Getenv("NATS_HELPER_ROUTES"), ","), HTTPPort: hp}
+	}
+	s, err := natstest.NewServer(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "nats helper:", err)
 		return 1
@@ -83,10 +90,11 @@ func runNATSHelper() int {
 
 // natsProc is a nats-server in its own process; Restart keeps its port and store.
 type natsProc struct {
-	t     *testing.T
-	port  int
-	store string
-	cmd   *exec.Cmd
+	t       *testing.T
+	port    int
+	store   string
+	cmd     *exec.Cmd
+	cluster natstest.Cluster // set for a node of a cluster
 }
 
 func startNATS(t *testing.T) *natsProc {
@@ -102,6 +110,10 @@ func (n *natsProc) start() {
 	n.t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=1", fmt.Sprintf("NATS_HELPER_PORT=%d", n.port), "NATS_HELPER_STORE="+n.store)
+	if c := n.cluster; c.Port != 0 {
+		cmd.Env = append(cmd.Env, "NATS_HELPER_NAME="+c.Name, fmt.Sprintf("NATS_HELPER_CLUSTER_PORT=%d", c.Port),
+			"NATS_HELPER_ROUTES="+strings.Join(c.Routes, ","), fmt.Sprintf("NATS_HELPER_HTTP_PORT=%d", c.HTTPPort))
+	}
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -115,6 +127,16 @@ func (n *natsProc) start() {
 		}
 		return err == nil
 	})
+}
+
+// kill ends the server with SIGKILL: no goodbye to its peers or clients.
+func (n *natsProc) kill() {
+	if n.cmd == nil {
+		return
+	}
+	_ = n.cmd.Process.Kill()
+	_ = n.cmd.Wait()
+	n.cmd = nil
 }
 
 func (n *natsProc) stop() {
@@ -138,10 +160,23 @@ type workerProc struct {
 }
 
 type env struct {
-	nats   *natsProc
-	bucket string
-	dir    string
-	extra  []string
+	nats    *natsProc
+	cluster []*natsProc // set instead of nats for a cluster
+	bucket  string
+	dir     string
+	extra   []string
+}
+
+// natsURL is the worker's NATS_URL: the server, or every node of the cluster.
+func (e *env) natsURL() string {
+	if len(e.cluster) == 0 {
+		return e.nats.URL()
+	}
+	urls := make([]string, len(e.cluster))
+	for i, n := range e.cluster {
+		urls[i] = n.URL()
+	}
+	return strings.Join(urls, ",")
 }
 
 func newEnv(t *testing.T, extra ...string) *env {
@@ -166,7 +201,7 @@ func (e *env) startWorker(t *testing.T, name string, extra ...string) *workerPro
 	}
 	cmd := exec.Command(workerBin, "run")
 	cmd.Env = append(os.Environ(),
-		"NATS_URL="+e.nats.URL(),
+		"NATS_URL="+e.natsURL(),
 		"S3_ENDPOINT="+minio.Endpoint, "S3_ACCESS_KEY="+minio.AccessKey, "S3_SECRET_KEY="+minio.SecretKey, "S3_BUCKET="+e.bucket,
 		"DATA_DIR="+filepath.Join(e.dir, name), "HTTP_ADDR="+w.http,
 		"LLM_SERVICES_FILE="+filepath.Join(e.dir, "llmservices.json"),
@@ -293,14 +328,17 @@ func (l *load) send(subject, id string, body any) {
 	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
 	msg.Header.Set(contracts.HeaderReplyTo, l.prefix+"."+id)
 	msg.Header.Set(contracts.HeaderMsgID, id)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	// Each attempt has its own deadline: a publish sent into a connection that just broke, or to a
+	// stream between two leaders, is never acknowledged. Nats-Msg-Id makes a retry safe.
+	deadline := time.Now().Add(30 * time.Second)
 	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_, err := l.js.PublishMsg(ctx, msg)
+		cancel()
 		if err == nil {
 			break
 		}
-		if ctx.Err() != nil {
+		if time.Now().After(deadline) {
 			l.t.Fatalf("publish %s: %v", id, err)
 		}
 		time.Sleep(100 * time.Millisecond) // the server may be restarting

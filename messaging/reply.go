@@ -30,6 +30,13 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	if err := p.deps.PubConn.PublishMsg(msg); err != nil {
 		return 0, fmt.Errorf("publish reply to %s: %w", replyTo, err)
 	}
+	// Core NATS publishes are fire and forget: a reply written to a connection whose server dies
+	// the next moment is lost, while the ack (on the other connection) may still get through. A
+	// round trip to the server proves it has the reply before the request is acked; without it
+	// the request fails as transient, is redelivered and answered again (at least once).
+	if err := p.deps.PubConn.FlushWithContext(ctx); err != nil {
+		return 0, fmt.Errorf("publish reply to %s: not confirmed by the server: %w", replyTo, err)
+	}
 	n := 0
 	for _, part := range parts {
 		n += len(part)

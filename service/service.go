@@ -390,6 +390,14 @@ func connect(url string, cfg Config, name string, log *slog.Logger) (*nats.Conn,
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("nats reconnected", "connection", name, "url", nc.ConnectedUrl()) }),
+		// Permission violations and slow consumers arrive asynchronously; without this they are silent.
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			attrs := []any{"connection", name, "error", err.Error()}
+			if sub != nil {
+				attrs = append(attrs, "subscription", sub.Subject)
+			}
+			log.Warn("nats async error", attrs...)
+		}),
 	}
 	if cfg.NATSCreds != "" {
 		opts = append(opts, nats.UserCredentials(cfg.NATSCreds))

@@ -2,6 +2,8 @@
 package natstest
 
 import (
+	"fmt"
+	"net/url"
 	"testing"
 	"time"
 
@@ -18,6 +20,20 @@ type Options struct {
 	StoreDir string
 	// MaxPayload overrides the 1 MiB default.
 	MaxPayload int32
+	// Cluster, when Cluster.Port is set, makes the server one node of a JetStream cluster.
+	Cluster Cluster
+}
+
+// Cluster places a server in a cluster: every node has a unique Name, the same ClusterName, its
+// own route Port on loopback, and Routes to the route ports of the others (its own may be listed).
+type Cluster struct {
+	Name        string
+	ClusterName string
+	Port        int
+	Routes      []string // "nats-route://127.0.0.1:port"
+	// HTTPPort, when set, serves monitoring (/healthz: 200 once this node's JetStream assets are
+	// current, what a rolling restart waits for) on loopback.
+	HTTPPort int
 }
 
 // Start runs an embedded nats-server until the test ends.
@@ -58,6 +74,18 @@ func NewServer(o Options) (*server.Server, error) {
 	}
 	if o.MaxPayload > 0 {
 		sopts.MaxPayload = o.MaxPayload
+	}
+	if c := o.Cluster; c.Port != 0 {
+		sopts.ServerName = c.Name
+		sopts.Cluster = server.ClusterOpts{Name: c.ClusterName, Host: "127.0.0.1", Port: c.Port}
+		sopts.HTTPHost, sopts.HTTPPort = "127.0.0.1", c.HTTPPort
+		for _, r := range c.Routes {
+			u, err := url.Parse(r)
+			if err != nil {
+				return nil, fmt.Errorf("natstest: route %q: %w", r, err)
+			}
+			sopts.Routes = append(sopts.Routes, u)
+		}
 	}
 	s, err := server.NewServer(sopts)
 	if err != nil {

@@ -1,0 +1,319 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/workspace"
+)
+
+// startCluster runs n nats-server processes on loopback, routed to each other into one JetStream
+// cluster, and waits until JetStream answers (a meta leader is elected).
+func startCluster(t *testing.T, n int) []*natsProc {
+	t.Helper()
+	nodes := make([]*natsProc, n)
+	routes := make([]string, n)
+	for i := range nodes {
+		nodes[i] = &natsProc{t: t, port: freePort(t), store: t.TempDir(),
+			cluster: natstest.Cluster{Name: fmt.Sprintf("n%d", i+1), ClusterName: "it", Port: freePort(t), HTTPPort: freePort(t)}}
+		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", nodes[i].cluster.Port)
+	}
+	for _, node := range nodes {
+		node.cluster.Routes = routes
+		node.start()
+		t.Cleanup(node.stop)
+	}
+	e := &env{cluster: nodes}
+	nc, err := nats.Connect(e.natsURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	waitFor(t, 60*time.Second, "a JetStream meta leader", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_, err := js.AccountInfo(ctx)
+		return err == nil
+	})
+	return nodes
+}
+
+// replicated reports nil when every stream and every consumer of WORKER_REQUESTS has a leader and
+// all its replicas online and current: the cluster can lose any one server. A JetStream API request
+// made while there is no leader gets no answer: each poll has its own short deadline.
+func replicated(js jetstream.JetStream, want int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	names := js.StreamNames(ctx)
+	n := 0
+	for name := range names.Name() {
+		n++
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			return err
+		}
+		info := s.CachedInfo()
+		if info.Config.Replicas != want {
+			return fmt.Errorf("stream %s has %d replicas, want %d", name, info.Config.Replicas, want)
+		}
+		if err := current("stream "+name, info.Cluster, want); err != nil {
+			return err
+		}
+		if name != "WORKER_REQUESTS" {
+			continue
+		}
+		for ci := range s.ListConsumers(ctx).Info() {
+			if ci.Config.Replicas != want {
+				return fmt.Errorf("consumer %s has %d replicas, want %d", ci.Name, ci.Config.Replicas, want)
+			}
+			if err := current("consumer "+ci.Name, ci.Cluster, want); err != nil {
+				return err
+			}
+		}
+	}
+	if err := names.Err(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return errors.New("no streams")
+	}
+	return nil
+}
+
+// healthy reports whether the server's /healthz answers 200: it is up and every JetStream stream
+// and consumer it holds a replica of is current (what a NATS rolling restart waits for).
+func (n *natsProc) healthy() bool {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", n.cluster.HTTPPort))
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func current(what string, c *jetstream.ClusterInfo, want int) error {
+	if c == nil || c.Leader == "" {
+		return fmt.Errorf("%s has no leader", what)
+	}
+	if len(c.Replicas) != want-1 {
+		return fmt.Errorf("%s has %d followers, want %d", what, len(c.Replicas), want-1)
+	}
+	for _, r := range c.Replicas {
+		if !r.Current || r.Offline {
+			return fmt.Errorf("%s: replica %s is not current", what, r.Name)
+		}
+	}
+	return nil
+}
+
+// fileWritten publishes one workspace.file_written event for file, with the request id as its
+// message id.
+func fileWritten(l *load, id, file string) {
+	content := "written by " + id
+	l.send(contracts.SubjectFileWritten, id, contracts.FileWrittenRequest{RequestID: id, WorkspaceID: "team", Path: file,
+		MimeType: "text/markdown", AgentID: "agent-load", MessageID: id, Content: &content})
+}
+
+// The worker on a 3-node JetStream cluster with JETSTREAM_REPLICAS=3 and two replicas: the server
+// leading WORKER_REQUESTS is killed under load, then every server is restarted in turn. No request is
+// lost, redelivered file_written events are recorded once, and workspace metadata written before the
+// kill is intact.
+func TestClusterLeaderKilledAndRollingRestart(t *testing.T) {
+	nodes := startCluster(t, 3)
+	e := &env{cluster: nodes, bucket: "it-" + randomHex(5), dir: t.TempDir(), extra: []string{"JETSTREAM_REPLICAS=3", "ACK_WAIT=5s", "CONCURRENCY=8"}}
+	seedRegistry(t, e)
+	seed(t, e)
+	a := e.startWorker(t, "cluster-a")
+	b := e.startWorker(t, "cluster-b")
+	byName := map[string]*natsProc{}
+	for _, n := range nodes {
+		byName[n.cluster.Name] = n
+	}
+
+	nc, err := nats.Connect(e.natsURL(), nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	waitFor(t, 30*time.Second, "every stream and consumer on 3 current replicas", func() bool { return replicated(js, 3) == nil })
+
+	// Workspace metadata written before the kill.
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]contracts.ArtifactInfo{}
+	for i := range 10 {
+		path := fmt.Sprintf("before/f%02d.md", i)
+		content := fmt.Sprintf("file %d", i)
+		req := contracts.FileWrittenRequest{RequestID: fmt.Sprintf("before-%s-%02d", e.bucket, i), WorkspaceID: "team", Path: path,
+			MimeType: "text/markdown", AgentID: "agent-before", MessageID: fmt.Sprintf("m-%02d", i), Content: &content}
+		if err := c.Call(ctx, contracts.SubjectFileWritten, req, nil); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		id, _ := workspace.EncodeID("team", path)
+		var info contracts.ArtifactInfo
+		if err := c.Call(ctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "meta-before-" + id, ID: id}, &info); err != nil {
+			t.Fatal(err)
+		}
+		before[id] = info
+	}
+
+	// 1,000 requests, 100 of them file_written events on 10 files; the stream leader is killed once
+	// a third is answered.
+	l := newLoad(t, e.natsURL())
+	const files, perFile = 10, 10
+	written := map[string][]string{} // path -> request ids
+	go func() {
+		done := make(chan struct{})
+		for p := range 8 {
+			go func() {
+				for i := p; i < requests; i += 8 {
+					if i%10 == 0 {
+						id := fmt.Sprintf("%s-fw-%04d", l.prefix[len("replies."):], i)
+						fileWritten(l, id, fmt.Sprintf("load/f%02d.md", (i/10)%files))
+					} else {
+						getArtifact(l, i)
+					}
+				}
+				done <- struct{}{}
+			}()
+		}
+		for range 8 {
+			<-done
+		}
+	}()
+	for i := 0; i < requests; i += 10 {
+		path := fmt.Sprintf("load/f%02d.md", (i/10)%files)
+		written[path] = append(written[path], fmt.Sprintf("%s-fw-%04d", l.prefix[len("replies."):], i))
+	}
+	waitFor(t, 90*time.Second, "a third of the replies", func() bool { return l.answered() >= requests/3 })
+	s, err := js.Stream(ctx, "WORKER_REQUESTS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := s.CachedInfo().Cluster.Leader
+	killedAt := time.Now()
+	byName[leader].kill()
+	waitFor(t, 90*time.Second, "all requests sent", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.sent) == requests })
+	fKill := l.waitAll(120 * time.Second)
+	newLeader := ""
+	waitFor(t, 30*time.Second, "a new stream leader", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		info, err := s.Info(ctx)
+		if err == nil && info.Cluster != nil {
+			newLeader = info.Cluster.Leader
+		}
+		return newLeader != ""
+	})
+	t.Logf("FIGURES cluster leader %s killed mid-load (new leader %s): %s; answered %s after the kill; cluster-a handled %v, cluster-b handled %v",
+		leader, newLeader, fKill, time.Since(killedAt).Round(time.Millisecond), a.handled(), b.handled())
+	if fKill.Lost != 0 || fKill.Answered != requests {
+		t.Fatalf("requests lost after the leader's server was killed: %s\n%s", fKill, lostTrail(l, a, b))
+	}
+	checkAllOK(t, l)
+	byName[leader].start()
+	waitFor(t, 60*time.Second, "the killed server caught up", func() bool { return byName[leader].healthy() && replicated(js, 3) == nil })
+
+	// Rolling restart: each server in turn, under a steady trickle of requests.
+	var stop atomic.Bool
+	trickle := make(chan struct{})
+	go func() {
+		defer close(trickle)
+		for i := requests; !stop.Load(); i++ {
+			getArtifact(l, i)
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	rollStart := time.Now()
+	for _, n := range nodes {
+		n.stop()
+		n.start()
+		served := l.answered()
+		waitFor(t, 60*time.Second, n.cluster.Name+" caught up after its restart", func() bool { return n.healthy() && replicated(js, 3) == nil })
+		waitFor(t, 60*time.Second, "requests answered after restarting "+n.cluster.Name, func() bool { return l.answered() >= served+10 })
+	}
+	roll := time.Since(rollStart)
+	stop.Store(true)
+	<-trickle
+	fRoll := l.waitAll(120 * time.Second)
+	t.Logf("FIGURES cluster rolling restart of 3 servers in %s: %s (all requests since the start); cluster-a handled %v, cluster-b handled %v",
+		roll.Round(time.Millisecond), fRoll, a.handled(), b.handled())
+	if fRoll.Lost != 0 || fRoll.Answered != fRoll.Sent {
+		t.Fatalf("requests lost in the rolling restart: %s\n%s", fRoll, lostTrail(l, a, b))
+	}
+	checkAllOK(t, l)
+
+	// Each file_written event recorded exactly once, whatever its deliveries.
+	for path, ids := range written {
+		id, _ := workspace.EncodeID("team", path)
+		var info contracts.ArtifactInfo
+		if err := c.Call(ctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "meta-after-" + randomHex(4), ID: id}, &info); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, m := range info.Meta.ModifiedBy {
+			got[m.MessageID]++
+		}
+		if len(info.Meta.ModifiedBy) != len(ids) {
+			t.Errorf("%s: %d modifiedBy entries, want %d (one per event)", path, len(info.Meta.ModifiedBy), len(ids))
+		}
+		for _, rid := range ids {
+			if got[rid] != 1 {
+				t.Errorf("%s: event %s recorded %d times, want once", path, rid, got[rid])
+			}
+		}
+	}
+	// Metadata written before the kill is intact.
+	for id, want := range before {
+		var info contracts.ArtifactInfo
+		if err := c.Call(ctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "meta-final-" + randomHex(4), ID: id}, &info); err != nil {
+			t.Fatalf("%s after the kill and the rolling restart: %v", id, err)
+		}
+		if !reflect.DeepEqual(info.Meta, want.Meta) {
+			t.Errorf("%s changed:\n got %+v\nwant %+v", id, info.Meta, want.Meta)
+		}
+	}
+}
+
+// lostTrail returns the log lines the workers wrote about each unanswered request.
+func lostTrail(l *load, workers ...*workerProc) string {
+	l.mu.Lock()
+	var lost []string
+	for _, id := range l.sent {
+		if len(l.replies[id]) == 0 {
+			lost = append(lost, id)
+		}
+	}
+	l.mu.Unlock()
+	var b strings.Builder
+	for _, id := range lost {
+		fmt.Fprintf(&b, "unanswered %s:\n", id)
+		for _, w := range workers {
+			for _, line := range strings.Split(readFile(w.logs), "\n") {
+				if strings.Contains(line, id) {
+					fmt.Fprintf(&b, "  %s: %s\n", w.name, line)
+				}
+			}
+		}
+	}
+	return b.String()
+}
