@@ -8,8 +8,11 @@ export GOFLAGS := -buildvcs=false
 
 all: lint test
 
+# The commit `worker version` prints (GOFLAGS=-buildvcs=false keeps Go from stamping it).
+LDFLAGS := -X github.com/agentworks/artifact-worker/internal/buildinfo.Commit=$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
 build:
-	$(GO) build -o $(BIN)/worker ./cmd/worker
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/worker ./cmd/worker
 
 ## run: the worker with an embedded nats-server (127.0.0.1:4222) and a local store under ./data
 run: build

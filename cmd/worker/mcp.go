@@ -75,7 +75,7 @@ func mcpCmd(args []string) int {
 	fs := flag.NewFlagSet("worker mcp", flag.ContinueOnError)
 	var f mcpFlags
 	f.register(fs)
-	setUsage(fs, mcpUsage)
+	prepareUsage(fs, mcpUsage, args)
 	cfg, rest, err := loadConfig(fs, args, os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

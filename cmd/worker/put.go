@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"mime"
@@ -22,8 +23,12 @@ func put(args []string) int {
 	fs := flag.NewFlagSet("worker put", flag.ContinueOnError)
 	id := fs.String("id", "", "artifact id (default: random)")
 	mimeType := fs.String("mime", "", "MIME type (default: from the extension, else from the content)")
+	prepareUsage(fs, "usage: worker put FILE [--id ID] [--mime TYPE] [worker settings]\n\nUploads FILE as the artifact artifacts/{id} (S3_ENDPOINT, else the local store under DATA_DIR)\nand prints its ref, artifact:{id}.", args)
 	args = flagsFirst(args)
 	cfg, rest, err := loadConfig(fs, args, os.Getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
 		return exitUsage

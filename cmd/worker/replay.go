@@ -137,12 +137,14 @@ func replayCmd(args []string) int {
 func replayMain(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("worker replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, replayUsage)
-		fs.PrintDefaults()
-	}
 	var f replayFlags
 	f.register(fs)
+	setUsage(fs, replayUsage)
+	for _, a := range args {
+		if isHelpFlag(a) {
+			fs.SetOutput(stdout) // asked-for help is output, not a diagnostic
+		}
+	}
 	// No positional arguments: the flags are parsed as given (flagsFirst would take the word after a
 	// boolean flag such as --results for its value).
 	cfg, rest, err := loadConfig(fs, args, getenv)

@@ -22,7 +22,18 @@ const (
 
 func run(args []string) int {
 	fs := flag.NewFlagSet("worker run", flag.ContinueOnError)
-	cfg, _, err := loadConfig(fs, args, os.Getenv)
+	prepareUsage(fs, `usage: worker run [worker settings]
+
+Serves the worker's NATS subjects (tool.get_artifact, ... and their plain request/reply subjects
+artifact-worker.<subject>) and its HTTP listener, until SIGTERM. With no NATS_URL it starts an
+embedded nats-server on EMBEDDED_NATS_ADDR and keeps its data under DATA_DIR.`, args)
+	cfg, rest, err := loadConfig(fs, args, os.Getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err == nil && len(rest) != 0 {
+		err = fmt.Errorf("unexpected arguments %q", rest)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "worker: bad settings:\n%v\n", err)
 		return exitUsage

@@ -3,8 +3,23 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 )
+
+// prepareUsage sets fs's usage (see setUsage); when args ask for help it goes to stdout, as asked-for
+// output, instead of stderr.
+func prepareUsage(fs *flag.FlagSet, text string, args []string) {
+	setUsage(fs, text)
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if isHelpFlag(a) {
+			fs.SetOutput(os.Stdout)
+		}
+	}
+}
 
 // setUsage makes fs print text, then the command's own flags (those registered so far) with their
 // defaults, then the worker settings every command also reads (registered later by loadConfig).
@@ -18,8 +33,16 @@ func setUsage(fs *flag.FlagSet, text string) {
 			fmt.Fprintln(out, "\nFlags:")
 			printFlags(fs, func(f *flag.Flag) bool { return own[f.Name] })
 		}
-		fmt.Fprintln(out, "\nWorker settings (each also an environment variable: -nats-url is NATS_URL):")
-		printFlags(fs, func(f *flag.Flag) bool { return !own[f.Name] })
+		settings := 0
+		fs.VisitAll(func(f *flag.Flag) {
+			if !own[f.Name] {
+				settings++
+			}
+		})
+		if settings > 0 {
+			fmt.Fprintln(out, "\nWorker settings (each also an environment variable: -nats-url is NATS_URL):")
+			printFlags(fs, func(f *flag.Flag) bool { return !own[f.Name] })
+		}
 	}
 }
 
@@ -35,7 +58,11 @@ func printFlags(fs *flag.FlagSet, keep func(*flag.Flag) bool) {
 		}
 		line += "\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t")
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-			line += fmt.Sprintf(" (default %q)", f.DefValue)
+			if name == "string" {
+				line += fmt.Sprintf(" (default %q)", f.DefValue)
+			} else {
+				line += " (default " + f.DefValue + ")"
+			}
 		}
 		fmt.Fprintln(fs.Output(), line)
 	})

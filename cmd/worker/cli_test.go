@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The test binary doubles as the worker command: with cliEnv set it runs dispatch on its arguments.
+const cliEnv = "ARTIFACT_WORKER_CLI_TEST"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(cliEnv) == "1" {
+		os.Exit(dispatch(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// worker runs the command line args and returns its exit code, stdout and stderr.
+func worker(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), cliEnv+"=1", "NATS_URL=nats://127.0.0.1:1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+func TestCLIExplainsItself(t *testing.T) {
+	t.Run("bare worker prints usage and starts nothing", func(t *testing.T) {
+		code, stdout, stderr := worker(t)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "usage: worker COMMAND") {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, stdout, _ := worker(t, args...)
+			if code != exitOK {
+				t.Fatalf("exit %d", code)
+			}
+			for _, c := range append(commands, command{name: "help"}) {
+				if !strings.Contains(stdout, "\n  "+c.name+" ") {
+					t.Errorf("command %s not listed:\n%s", c.name, stdout)
+				}
+			}
+		})
+	}
+	// Each command's own flags come first, with their defaults, then the worker settings.
+	own := map[string][]string{
+		"put":     {"-id string", "-mime string"},
+		"call":    {"-data string", "-timeout duration", "(default 1m0s)", "-media string"},
+		"replay":  {"-subject value", "-since duration", "(default 30s)"},
+		"mcp":     {"-http string", "-service-id string", "-locale string", `(default "zh")`, "-workspace-id string"},
+		"tools":   {"-dialect string", `(default "openai-chat")`},
+		"run":     {},
+		"version": {},
+	}
+	for name, flags := range own {
+		for _, args := range [][]string{{"help", name}, {name, "-h"}} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				code, stdout, _ := worker(t, args...)
+				if code != exitOK || !strings.HasPrefix(stdout, "usage: worker "+name) {
+					t.Fatalf("exit %d, stdout %.200q", code, stdout)
+				}
+				settings := strings.Index(stdout, "Worker settings")
+				for _, f := range flags {
+					i := strings.Index(stdout, f)
+					if i < 0 || (settings >= 0 && i > settings) {
+						t.Errorf("%q not among the command's own flags, before the settings:\n%s", f, stdout)
+					}
+				}
+				if name != "tools" && name != "version" && (settings < 0 || !strings.Contains(stdout[settings:], "-nats-url string")) {
+					t.Errorf("worker settings missing:\n%s", stdout)
+				}
+			})
+		}
+	}
+	t.Run("version", func(t *testing.T) {
+		code, stdout, _ := worker(t, "version")
+		if code != exitOK || !strings.HasPrefix(stdout, "artifact-worker ") || !strings.Contains(stdout, "commit ") || !strings.Contains(stdout, "contract version 1") {
+			t.Fatalf("exit %d, %q", code, stdout)
+		}
+	})
+	t.Run("tools", func(t *testing.T) {
+		code, stdout, _ := worker(t, "tools", "--dialect", "anthropic", "--locale", "en")
+		var tools []struct{ Name string }
+		if code != exitOK || json.Unmarshal([]byte(stdout), &tools) != nil || len(tools) != 3 || tools[0].Name != "get_artifact" {
+			t.Fatalf("exit %d, %q", code, stdout)
+		}
+	})
+	for _, args := range [][]string{{"help", "nope"}, {"nope"}, {"-nats-url", "x"}, {"tools", "--dialect", "x"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if code, _, stderr := worker(t, args...); code != exitUsage || stderr == "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+		})
+	}
+}
