@@ -4,7 +4,7 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test unit integration deploy-check bench lint tools js-deps clean
+.PHONY: all build run test unit integration deploy-check sdk-check bench lint tools js-deps clean
 
 all: lint test
 
@@ -35,6 +35,7 @@ test: tools js-deps
 	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v /integration)
 	$(MAKE) integration
 	$(MAKE) deploy-check
+	$(MAKE) sdk-check
 
 ## integration: the multi-process suite only (also part of `make test`)
 integration: tools js-deps
@@ -45,8 +46,13 @@ integration: tools js-deps
 deploy-check:
 	cd deployments && $(GO) vet ./... && $(GO) test -count=1 ./...
 
+## sdk-check: every dialect's assembly decodes into the providers' official SDK types (nested module
+## sdkcheck/, so the worker never links the SDKs)
+sdk-check:
+	cd sdkcheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+
 bench: tools
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./handlers/... ./routing/... ./historyimage/...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./handlers/... ./routing/... ./historyimage/... ./imaging/...
 
 ## bench-floor: the worker (`worker run`) against a hand-built pipeline (bench/floor/cmd/floor), both
 ## separate processes on one nats-server process (built from go.mod's version) and one MinIO; not part

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"path"
 	"strings"
-	"unicode"
 
 	"github.com/agentworks/artifact-worker/contracts"
 )
@@ -108,7 +107,8 @@ func routedMedia(r contracts.ContentRouteResult, dialect string) (m media, unsup
 //   - gemini: ToolContent is a functionResponse without name and id (the caller's to set):
 //     {"response":{"output":text}} plus, for media, "parts":[{"inlineData":{mimeType,data}}].
 //   - bedrock-converse: ToolContent is toolResult.content: a text block, plus an image, document
-//     (format and a sanitised name) or video block with the bytes as base64.
+//     (format and a sanitised name) or video block with the bytes as base64. Empty text is sent
+//     as "(empty)": Converse requires a content block.
 //   - langchain: ToolContent is a ToolMessage's content: v1 standard blocks, text plus an image,
 //     file (with extras.filename), audio or video block with base64 and mime_type.
 //
@@ -238,7 +238,10 @@ func geminiResponse(text string, m media) json.RawMessage {
 // bedrockContent is toolResult.content of Bedrock Converse.
 func bedrockContent(text string, m media) json.RawMessage {
 	blocks := make([]any, 0, 2)
-	if text != "" {
+	if text != "" || m.kind == mediaNone {
+		if text == "" {
+			text = bedrockEmpty // Converse requires at least one content block, and a text one not blank
+		}
 		blocks = append(blocks, bedrockText{Text: text})
 	}
 	src := bedrockSource{Bytes: m.data}
@@ -257,8 +260,11 @@ func bedrockContent(text string, m media) json.RawMessage {
 	return marshal(blocks)
 }
 
+// bedrockEmpty stands for an empty text result in Bedrock Converse.
+const bedrockEmpty = "(empty)"
+
 // bedrockDocumentName makes a Bedrock document name from a filename: the name without its
-// extension, keeping only letters, digits, single spaces, hyphens, parentheses and square
+// extension, keeping only ASCII letters and digits, single spaces, hyphens, parentheses and square
 // brackets (what Bedrock allows); "document" when nothing is left.
 func bedrockDocumentName(filename string) string {
 	base := strings.TrimSuffix(filename, path.Ext(filename))
@@ -266,7 +272,7 @@ func bedrockDocumentName(filename string) string {
 	space := false
 	for _, r := range base {
 		switch {
-		case unicode.IsLetter(r), unicode.IsDigit(r), strings.ContainsRune("-()[]", r):
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', strings.ContainsRune("-()[]", r):
 			b.WriteRune(r)
 			space = false
 		case !space && b.Len() > 0:

@@ -118,7 +118,7 @@ var documentMIMEs = map[string]bool{
 // extension for the type, then the subtype.
 var formats = map[string]string{
 	"image/jpeg": "jpeg", "image/svg+xml": "svg", "image/x-icon": "ico", "image/vnd.adobe.photoshop": "psd",
-	"audio/mpeg": "mp3", "audio/x-m4a": "m4a", "audio/mp4": "m4a", "audio/aiff": "aiff",
+	"audio/mpeg": "mp3", "audio/ogg": "ogg", "audio/x-m4a": "m4a", "audio/mp4": "m4a", "audio/aiff": "aiff",
 	"video/quicktime": "mov", "video/x-msvideo": "avi", "video/matroska": "mkv", "video/x-m4v": "m4v",
 	"video/x-flv": "flv", "video/3gpp": "3gp",
 	"application/gzip": "gz", "application/x-tar": "tar", "application/x-7z-compressed": "7z",

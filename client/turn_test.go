@@ -1,0 +1,76 @@
+package client_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// TestTurnOpenAIChatOrder: with several calls, every tool message comes before the first
+// follow-up, and follow-ups keep call order (OpenAI rejects a user message between tool messages
+// that answer one assistant turn).
+func TestTurnOpenAIChatOrder(t *testing.T) {
+	media := func(text string) contracts.Assembly {
+		return contracts.Assembly{Dialect: "openai-chat", ToolContent: json.RawMessage(`"` + text + `"`),
+			FollowUp: []contracts.ChatMessage{{Role: "user", Content: json.RawMessage(`[{"type":"text","text":"media of ` + text + `"}]`)}}}
+	}
+	text := contracts.Assembly{Dialect: "openai-chat", ToolContent: json.RawMessage(`"plain"`)}
+	for _, calls := range [][]contracts.Assembly{{media("a"), media("b")}, {media("a"), text, media("c")}} {
+		var results []client.ToolResult
+		for i, a := range calls {
+			results = append(results, client.ToolResult{CallID: string(rune('1' + i)), Assembly: a})
+		}
+		turn, err := client.Turn(results)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range turn {
+			var msg struct {
+				Role       string          `json:"role"`
+				ToolCallID string          `json:"tool_call_id"`
+				Content    json.RawMessage `json:"content"`
+			}
+			if err := json.Unmarshal(m, &msg); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, msg.Role+":"+msg.ToolCallID+string(msg.Content))
+		}
+		want := []string{}
+		for i, a := range calls {
+			want = append(want, "tool:"+string(rune('1'+i))+string(a.ToolContent))
+		}
+		for _, a := range calls {
+			for _, f := range a.FollowUp {
+				want = append(want, "user:"+string(f.Content))
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("turn:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+func TestTurnErrors(t *testing.T) {
+	ok := contracts.Assembly{Dialect: "anthropic", ToolContent: json.RawMessage(`[]`)}
+	tests := map[string][]client.ToolResult{
+		"no results":     nil,
+		"mixed dialects": {{CallID: "1", Assembly: ok}, {CallID: "2", Assembly: contracts.Assembly{Dialect: "openai-chat", ToolContent: json.RawMessage(`"x"`)}}},
+		"no call id":     {{Assembly: ok}},
+		"no content":     {{CallID: "1", Assembly: contracts.Assembly{Dialect: "anthropic"}}},
+		"gemini no name": {{CallID: "1", Assembly: contracts.Assembly{Dialect: "gemini", ToolContent: json.RawMessage(`{"response":{"output":""}}`)}}},
+		"gemini not obj": {{CallID: "1", Name: "f", Assembly: contracts.Assembly{Dialect: "gemini", ToolContent: json.RawMessage(`"x"`)}}},
+		"unknown":        {{CallID: "1", Assembly: contracts.Assembly{Dialect: "cobol", ToolContent: json.RawMessage(`"x"`)}}},
+	}
+	for name, results := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := client.Turn(results); !errors.Is(err, client.ErrTurn) {
+				t.Errorf("err = %v, want ErrTurn", err)
+			}
+		})
+	}
+}
