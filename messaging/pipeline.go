@@ -249,6 +249,10 @@ func (p *Pipeline) Shutdown(ctx context.Context) error {
 	drainCtx, cancel := context.WithTimeout(ctx, p.cfg.DrainTimeout)
 	defer cancel()
 	waitErr := p.sub.waitIdle(drainCtx)
+	// Acks are sent without waiting for confirmation: make sure those sent so far left this process.
+	if err := p.deps.SubConn.FlushWithContext(drainCtx); err != nil {
+		p.deps.Logger.Warn("acks not flushed; JetStream redelivers what it did not get", "error", err.Error())
+	}
 	closeErr := p.router.Close()
 	answersCtx, cancelAnswers := context.WithTimeout(ctx, 5*time.Second)
 	defer cancelAnswers()

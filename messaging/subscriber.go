@@ -157,7 +157,11 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 	for {
 		select {
 		case <-m.Acked():
-			s.settle(msg.DoubleAck)
+			// A plain ack, not a double ack waiting for the server's confirmation: the reply is already
+			// out, so a lost ack only means a redelivery and a second reply (at-least-once, which
+			// callers handle by request_id), and waiting would hold the slot one round trip per
+			// request. Shutdown flushes the connection, so acks sent before it reach the server.
+			s.settle(func(context.Context) error { return msg.Ack() })
 			return
 		case <-m.Nacked():
 			d := time.Duration(0)

@@ -8,23 +8,17 @@ import (
 
 // opener is what readAll needs of a store.
 type opener interface {
-	Stat(ctx context.Context, key string) (Info, error)
 	Open(ctx context.Context, key string) (io.ReadCloser, Info, error)
 }
 
-// readAll implements ReadAll for both stores: Stat first so that an object larger than max is
-// never downloaded, then a bounded read (the object may have been replaced in between).
+// readAll implements ReadAll for both stores with one request: Open (one GET for S3) reports the
+// object's size before any of its body is read, so an object larger than max is closed unread (its
+// body is never downloaded beyond what is already in flight); the read itself is bounded too.
 func readAll(ctx context.Context, s opener, key string, max int64) ([]byte, Info, error) {
 	if max < 0 {
 		return nil, Info{}, &opError{op: "read", key: key, err: fmt.Errorf("negative limit %d", max)}
 	}
-	info, err := s.Stat(ctx, key)
-	if err != nil {
-		return nil, Info{}, err
-	}
-	if info.Size > max {
-		return nil, info, tooLarge(key, info.Size, max)
-	}
+	// One request: the GET's headers give the size, and a body over the limit is closed unread.
 	rc, info, err := s.Open(ctx, key)
 	if err != nil {
 		return nil, Info{}, err

@@ -36,7 +36,7 @@
 //
 //   - ErrNotFound: the key has no object. Permanent for this key.
 //   - ErrTooLarge: ReadAll's limit is smaller than the object; the Info is filled, the content was
-//     not downloaded. Permanent for this limit.
+//     not read (the GET's body is closed unread). Permanent for this limit.
 //   - ErrPermission: the credentials may not do this (AccessDenied, bad keys, file permissions).
 //     Permanent until the deployment is fixed.
 //   - ErrInvalidKey: the key breaks the rules above (or, for Local, collides with a directory).

@@ -164,12 +164,16 @@ func TestS3ForeignMetadata(t *testing.T) {
 // countingTransport counts GET requests and response body bytes.
 type countingTransport struct {
 	gets      atomic.Int64
+	heads     atomic.Int64
 	bodyBytes atomic.Int64
 }
 
 func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodGet {
+	switch req.Method {
+	case http.MethodGet:
 		c.gets.Add(1)
+	case http.MethodHead:
+		c.heads.Add(1)
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if resp != nil {
@@ -189,7 +193,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func TestS3ReadAllTooLargeDoesNotDownload(t *testing.T) {
+func TestS3ReadAllIsOneGETAndTooLargeIsNotRead(t *testing.T) {
 	srv := sharedMinIO(t)
 	ct := &countingTransport{}
 	s := newS3(t, srv, func(c *objectstore.S3Config) { c.Transport = ct })
@@ -197,7 +201,7 @@ func TestS3ReadAllTooLargeDoesNotDownload(t *testing.T) {
 	if _, err := s.Put(storetest.Ctx(t), "artifacts/huge", bytes.NewReader(content), int64(len(content)), "video/mp4", map[string]string{"filename": "clip.mp4"}); err != nil {
 		t.Fatal(err)
 	}
-	gets, read := ct.gets.Load(), ct.bodyBytes.Load()
+	gets, heads, read := ct.gets.Load(), ct.heads.Load(), ct.bodyBytes.Load()
 	data, info, err := s.ReadAll(storetest.Ctx(t), "artifacts/huge", 1<<20)
 	if !errors.Is(err, objectstore.ErrTooLarge) || data != nil {
 		t.Fatalf("ReadAll: %d bytes, %v; want ErrTooLarge", len(data), err)
@@ -205,8 +209,17 @@ func TestS3ReadAllTooLargeDoesNotDownload(t *testing.T) {
 	if info.Size != int64(len(content)) || info.Filename() != "clip.mp4" {
 		t.Errorf("Info %+v", info)
 	}
-	if g, n := ct.gets.Load()-gets, ct.bodyBytes.Load()-read; g != 0 || n > 0 {
-		t.Errorf("ReadAll of a too-large object sent %d GET requests and read %d body bytes", g, n)
+	// One GET whose headers give the size; its body is closed unread.
+	if g, h, n := ct.gets.Load()-gets, ct.heads.Load()-heads, ct.bodyBytes.Load()-read; g != 1 || h != 0 || n > 0 {
+		t.Errorf("ReadAll of a too-large object sent %d GET and %d HEAD requests and read %d body bytes; want one GET, no body", g, h, n)
+	}
+	// A readable object takes one request too, not a HEAD before the GET.
+	gets, heads = ct.gets.Load(), ct.heads.Load()
+	if data, _, err := s.ReadAll(storetest.Ctx(t), "artifacts/huge", 8<<20); err != nil || !bytes.Equal(data, content) {
+		t.Fatalf("ReadAll within the limit: %d bytes, %v", len(data), err)
+	}
+	if g, h := ct.gets.Load()-gets, ct.heads.Load()-heads; g != 1 || h != 0 {
+		t.Errorf("ReadAll sent %d GET and %d HEAD requests, want one GET", g, h)
 	}
 }
 

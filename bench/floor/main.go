@@ -57,6 +57,7 @@ var (
 	rounds     = flag.Int("rounds", 6, "rounds per pipeline and case (they alternate)")
 	scale      = flag.Float64("scale", 1, "multiplies the requests per round")
 	only       = flag.String("only", "latency,memory,preprocess,replicas", "parts to run: latency, memory, preprocess, replicas, soak")
+	sizesFlag  = flag.String("sizes", "100KB,1MB", "image sizes of the latency part")
 	soakFor    = flag.Duration("soak", 3*time.Minute, "how long the soak part sends claim-checked traffic")
 	workerEnv  = flag.String("worker-env", "", "extra worker settings, comma-separated KEY=VALUE (e.g. CONCURRENCY=16)")
 )
@@ -367,6 +368,9 @@ func (b *bench) latency(ctx context.Context) error {
 	fmt.Println("| image | reply | in flight | worker p50 / p90 / p99 ms | floor p50 / p90 / p99 ms | worker req/s | floor req/s | worker reply | floor reply | p50 ratio | req/s ratio |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, size := range sizes {
+		if !slices.Contains(strings.Split(*sizesFlag, ","), size.name) {
+			continue
+		}
 		id := "img-" + size.name
 		if err := b.put(ctx, id, size.data); err != nil {
 			return err
