@@ -230,14 +230,21 @@ func (h *handlers) writeFile(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}, StructuredContent: res}, nil
 }
 
-// callError is the tool error for a failed call: the worker's message (localised as on NATS), or
-// what went wrong on the way.
+// callError is the tool error for a failed call: the tool result the worker made for the model
+// (error.assembly, localised as on NATS: design document 000's error object for get_artifact, 002's
+// sentence for get_history_image), else the error's message, or what went wrong on the way.
 func callError(err error) *mcp.CallToolResult {
 	var we *contracts.Error
-	if errors.As(err, &we) {
-		return toolError(we.Message)
+	if !errors.As(err, &we) {
+		return toolError(err.Error())
 	}
-	return toolError(err.Error())
+	if we.Assembly != nil {
+		var text string // the requests leave dialect at openai-chat: toolContent is a string
+		if json.Unmarshal(we.Assembly.ToolContent, &text) == nil && text != "" {
+			return toolError(text)
+		}
+	}
+	return toolError(we.Message)
 }
 
 func toolError(msg string) *mcp.CallToolResult {

@@ -182,9 +182,13 @@ func TestMCPTools(t *testing.T) {
 		if !errors.As(err, &we) {
 			t.Fatalf("NATS call: %v", err)
 		}
+		var want string
+		if we.Assembly == nil || json.Unmarshal(we.Assembly.ToolContent, &want) != nil || !strings.Contains(want, "artifact_not_found") {
+			t.Fatalf("NATS error reply without a tool result for the model: %+v", we)
+		}
 		res := call(t, session(t, w, mcpserver.Config{}), "get_artifact", map[string]any{"ref": ref})
-		if !res.IsError || texts(res) != we.Message {
-			t.Fatalf("tool error %q, want the NATS reply's %q", texts(res), we.Message)
+		if !res.IsError || texts(res) != want {
+			t.Fatalf("tool error %q, want the NATS reply's tool result %q", texts(res), want)
 		}
 	})
 }

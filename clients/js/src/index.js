@@ -272,7 +272,7 @@ export function assembleTurn(calls, opts = {}) {
     }
     const a = c.error instanceof WorkerError ? c.error.error.assembly : undefined;
     if (a && a.dialect === dialect) return a.toolContent;
-    return errorText(c.error);
+    return errorText(c.error, dialect);
   };
   const followUps = calls.flatMap((c) => c.result?.assembly?.followUp ?? []);
   switch (dialect) {
@@ -288,8 +288,13 @@ export function assembleTurn(calls, opts = {}) {
   }
 }
 
-function errorText(err) {
+// errorText is what the model reads for a failed call: the tool result the worker made for it
+// (error.assembly, localised) when the turn's dialect matches, else the error's message.
+function errorText(err, dialect) {
   if (!err) return "";
-  if (err instanceof WorkerError) return err.error.message;
+  if (err instanceof WorkerError) {
+    const a = err.error.assembly;
+    return a && a.dialect === dialect ? a.toolContent : err.error.message;
+  }
   return err.message ?? String(err);
 }

@@ -54,3 +54,14 @@ test("a failed call is answered with the tool result the worker put in the error
   const an = assembleTurn([{ id: "toolu_1", error: err("anthropic", blocks) }], { dialect: "anthropic" });
   assert.deepEqual(an[0].content, [{ type: "tool_result", tool_use_id: "toolu_1", content: blocks, is_error: true }]);
 });
+
+test("a failed call is answered with the worker's tool result for the error", () => {
+  const text = '{"error":"artifact_not_found","ref":"artifact:x","message":"工件不存在或已被删除"}';
+  const err = new WorkerError({ code: "artifact_not_found", message: "工件不存在或已被删除", ref: "artifact:x",
+    assembly: { dialect: "openai-chat", toolContent: text } }, "r1");
+  const msgs = assembleTurn([{ id: "call_1", error: err }, { id: "call_2", result: { assembly: { dialect: "openai-chat", toolContent: "ok" } } }]);
+  assert.deepEqual(msgs, [
+    { role: "tool", tool_call_id: "call_1", content: text },
+    { role: "tool", tool_call_id: "call_2", content: "ok" },
+  ]);
+});
