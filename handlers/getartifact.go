@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"path"
 	"strings"
 
@@ -70,44 +69,12 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	if err != nil {
 		return nil, withRef(r.Ref, err)
 	}
-	data, info, err := h.Blobs.ReadAll(ctx, target.key, h.MaxSize)
-	tooLarge := errors.Is(err, objectstore.ErrTooLarge)
-	if err != nil && !tooLarge {
-		return nil, withRef(r.Ref, err)
+	art, err := load(ctx, h.Blobs, h.Files, target, r.Ref, h.MaxSize)
+	if err != nil {
+		return nil, err
 	}
-	in := routing.Input{
-		ID:           target.id,
-		Filename:     target.filename(info),
-		DeclaredMIME: info.ContentType,
-		Size:         info.Size,
-		CreatedAt:    info.LastModified,
-		Content:      data,
-		TooLarge:     tooLarge,
-		// Fewer bytes than the object holds: the content exists but could not be read whole.
-		Unreadable:   err == nil && int64(len(data)) < info.Size,
-		Capabilities: caps,
-		Locale:       loc,
-		Dialect:      dia,
-		Formats:      h.formats(r.ServiceID, dia),
-		WorkspaceID:  target.workspaceID,
-		RelativePath: target.relPath,
-	}
-	if target.workspaceID != "" && h.Files != nil {
-		meta, err := h.Files.Get(ctx, target.workspaceID, target.relPath)
-		switch {
-		case err == nil:
-			if meta.MimeType != "" {
-				in.DeclaredMIME = meta.MimeType
-			}
-			if !meta.CreatedAt.IsZero() {
-				in.CreatedAt = meta.CreatedAt
-			}
-		case errors.Is(err, workspace.ErrNotFound):
-			// Written by something that did not announce it: the object's Content-Type stands.
-		default:
-			return nil, withRef(r.Ref, err)
-		}
-	}
+	in := art.input()
+	in.Capabilities, in.Locale, in.Dialect, in.Formats = caps, loc, dia, h.formats(r.ServiceID, dia)
 	res := routing.Route(in)
 	return encodeResult(res, routing.Assemble(res, dia), med)
 }

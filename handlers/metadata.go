@@ -1,30 +1,34 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"io"
-	"path"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/routing"
-	"github.com/agentworks/artifact-worker/workspace"
 )
 
 // ArtifactBlobs is the storage the metadata and content lookups need.
 type ArtifactBlobs interface {
-	Stat(ctx context.Context, key string) (objectstore.Info, error)
+	Blobs
 	Open(ctx context.Context, key string) (io.ReadCloser, objectstore.Info, error)
 }
 
 // Artifacts answers metadata and content of regular and workspace artifacts, for artifact.metadata
-// and the HTTP endpoints of the chat panel.
+// and the HTTP endpoints of the chat panel. What a file is (mimeType, type) is decided as
+// tool.get_artifact decides it (routing.DetectArtifact on the same bytes, up to the same MaxSize):
+// bytes that contradict the declared type are reported, and served, as what they are. An artifact
+// over MaxSize is not downloaded to describe it, as by tool.get_artifact: its declared type stands.
 type Artifacts struct {
 	Blobs ArtifactBlobs
 	// Files is optional; without it workspace files have no modifiedBy history.
 	Files FileMetas
+	// MaxSize is tool.get_artifact's MaxSize: artifacts up to this size are read to detect their
+	// type (and the content endpoint serves them from that read).
+	MaxSize int64
 }
 
 // Info returns the seeds' metadata shape for an artifact id ("artifact:{id}", a bare id or "ws:...").
@@ -33,64 +37,56 @@ func (a *Artifacts) Info(ctx context.Context, id string) (contracts.ArtifactInfo
 	if err != nil {
 		return contracts.ArtifactInfo{}, withRef(id, err)
 	}
-	info, err := a.Blobs.Stat(ctx, t.key)
+	l, err := load(ctx, a.Blobs, a.Files, t, id, a.MaxSize)
 	if err != nil {
-		return contracts.ArtifactInfo{}, withRef(id, err)
+		return contracts.ArtifactInfo{}, err
 	}
-	return a.describe(ctx, t, info)
+	return describe(l), nil
 }
 
-// Open streams an artifact's content; the caller closes the reader.
+// Open returns an artifact's content and its metadata; the caller closes the reader. The reader
+// holds ArtifactInfo.Size bytes.
 func (a *Artifacts) Open(ctx context.Context, id string) (io.ReadCloser, contracts.ArtifactInfo, error) {
 	t, err := resolveRef(id)
 	if err != nil {
 		return nil, contracts.ArtifactInfo{}, withRef(id, err)
 	}
+	l, err := load(ctx, a.Blobs, a.Files, t, id, a.MaxSize)
+	if err != nil {
+		return nil, contracts.ArtifactInfo{}, err
+	}
+	ai := describe(l)
+	if !l.tooLarge {
+		ai.Size = int64(len(l.data))
+		return io.NopCloser(bytes.NewReader(l.data)), ai, nil
+	}
 	rc, info, err := a.Blobs.Open(ctx, t.key)
 	if err != nil {
 		return nil, contracts.ArtifactInfo{}, withRef(id, err)
 	}
-	ai, err := a.describe(ctx, t, info)
-	if err != nil {
-		rc.Close()
-		return nil, contracts.ArtifactInfo{}, err
-	}
+	ai.Size = info.Size
 	return rc, ai, nil
 }
 
-func (a *Artifacts) describe(ctx context.Context, t target, info objectstore.Info) (contracts.ArtifactInfo, error) {
+// describe builds the metadata of a loaded artifact.
+func describe(l loaded) contracts.ArtifactInfo {
+	in := l.input()
+	d := routing.DetectArtifact(in)
 	ai := contracts.ArtifactInfo{
-		ID:        t.id,
-		Name:      t.filename(info),
-		CreatedAt: info.LastModified,
-		UpdatedAt: info.LastModified,
-		MimeType:  info.ContentType,
-		Size:      info.Size,
-		Meta:      contracts.ArtifactMeta{Filename: t.filename(info), WorkspaceID: t.workspaceID, RelativePath: t.relPath},
+		ID:        l.target.id,
+		Name:      in.Filename,
+		CreatedAt: in.CreatedAt,
+		UpdatedAt: l.updatedAt(),
+		// Design document 004: type is the MIME type ("type": "text/javascript"), the same as mimeType.
+		Type:     d.MIME,
+		MimeType: d.MIME,
+		Size:     l.info.Size,
+		Meta:     contracts.ArtifactMeta{Filename: in.Filename, WorkspaceID: l.target.workspaceID, RelativePath: l.target.relPath},
 	}
-	if t.workspaceID != "" {
-		ai.ID = t.id
-		ai.Name = path.Base(t.relPath)
-		if a.Files != nil {
-			meta, err := a.Files.Get(ctx, t.workspaceID, t.relPath)
-			switch {
-			case err == nil:
-				ai.MimeType = meta.MimeType
-				ai.CreatedAt, ai.UpdatedAt = meta.CreatedAt, meta.UpdatedAt
-				ai.Meta.ModifiedBy = meta.ModifiedBy
-			case errors.Is(err, workspace.ErrNotFound):
-			default:
-				return contracts.ArtifactInfo{}, withRef(t.id, err)
-			}
-		}
+	if l.meta != nil {
+		ai.Meta.ModifiedBy = l.meta.ModifiedBy
 	}
-	d := routing.Detect(routing.DetectInput{Filename: ai.Name, DeclaredMIME: ai.MimeType, Size: ai.Size})
-	if ai.MimeType == "" {
-		ai.MimeType = d.MIME
-	}
-	// Design document 004: type is the MIME type ("type": "text/javascript"), the same as mimeType.
-	ai.Type = ai.MimeType
-	return ai, nil
+	return ai
 }
 
 // Metadata handles artifact.metadata.

@@ -73,21 +73,12 @@ var acceptedImageFormats = map[string]bool{"png": true, "jpeg": true, "gif": tru
 // as a binary file (二进制文件).
 func Route(in Input) contracts.ContentRouteResult {
 	msgs := localeMessages(in.Locale)
-	content := in.Content
-	size := max(in.Size, 0)
-	if in.TooLarge {
-		// Bytes given with TooLarge are at most a head: they help detection, they are never sent.
-		size = max(size, int64(len(content)))
-	} else if content != nil {
-		size = int64(len(content))
-	} else if size == 0 {
-		content = []byte{} // an empty file, whichever way the caller spelled it
-	}
+	content, size := normalized(in)
 	filename := displayFilename(in)
 	if filename == "" {
 		filename = msgs.unknownFile
 	}
-	det := Detect(DetectInput{Filename: detectFilename(in), DeclaredMIME: in.DeclaredMIME, Head: content, Size: size})
+	det := detectArtifact(in, content, size)
 
 	res := contracts.ContentRouteResult{
 		ContentType: contentType(det),
@@ -201,6 +192,34 @@ func contentType(d Detection) string {
 	default:
 		return contracts.ContentBinary
 	}
+}
+
+// DetectArtifact answers "what is this file?" for in exactly as Route does, without routing it:
+// callers that describe or serve an artifact (artifact.metadata, the HTTP endpoints) use it so that
+// they never disagree with tool.get_artifact. Only the artifact fields of in matter (not
+// Capabilities, Locale, Dialect or Formats). It is pure and never panics.
+func DetectArtifact(in Input) Detection {
+	content, size := normalized(in)
+	return detectArtifact(in, content, size)
+}
+
+func detectArtifact(in Input, content []byte, size int64) Detection {
+	return Detect(DetectInput{Filename: detectFilename(in), DeclaredMIME: in.DeclaredMIME, Head: content, Size: size})
+}
+
+// normalized returns the content and size Route works with.
+func normalized(in Input) ([]byte, int64) {
+	content := in.Content
+	size := max(in.Size, 0)
+	if in.TooLarge {
+		// Bytes given with TooLarge are at most a head: they help detection, they are never sent.
+		size = max(size, int64(len(content)))
+	} else if content != nil {
+		size = int64(len(content))
+	} else if size == 0 {
+		content = []byte{} // an empty file, whichever way the caller spelled it
+	}
+	return content, size
 }
 
 // detectFilename is the name whose extension detection may use: the filename, else the

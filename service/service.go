@@ -33,8 +33,8 @@ import (
 
 // Store is what the worker needs of its object store.
 type Store interface {
-	handlers.Blobs
 	handlers.ArtifactBlobs
+	handlers.WorkspaceBlobs
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string, meta map[string]string) (objectstore.Info, error)
 	Ping(ctx context.Context) error
 }
@@ -199,7 +199,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	if err != nil {
 		return nil, fmt.Errorf("history image cache: %w", err)
 	}
-	artifacts := &handlers.Artifacts{Blobs: store, Files: files}
+	artifacts := &handlers.Artifacts{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Files: files, MaxSize: cfg.MaxArtifactSize}
 	if f, ok := caps.(handlers.ModelFormats); ok {
 		getArtifact.Formats = f
