@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -327,5 +328,62 @@ func TestGetArtifactClaimCheck(t *testing.T) {
 	want := "data:image/png;base64," + base64.StdEncoding.EncodeToString(img)
 	if res.ImageURL == nil || res.ImageURL.ImageURL.URL != want {
 		t.Fatal("image did not round-trip through the claim check")
+	}
+}
+
+// TestGetArtifactDesignDocumentStrings checks over the wire the strings design document 000 defines:
+// its three description examples (verbatim apart from the size line the worker adds), the label that
+// goes with media, and the processing-failed description for content that exists but is damaged.
+func TestGetArtifactDesignDocumentStrings(t *testing.T) {
+	w := startWorker(t)
+	png, pdf, mp3 := testfiles.PNG(16, 16), testfiles.PDF(), testfiles.MP3()
+	w.PutArtifact("abc123", "image/png", "screenshot.png", png)
+	w.PutArtifact("def456", "application/pdf", "report.pdf", pdf)
+	w.PutArtifact("ghi789", "audio/mpeg", "recording.mp3", mp3)
+	w.PutArtifact("cut-png", "image/png", "cut.png", png[:len(png)-16])
+	w.PutArtifact("cut-pdf", "application/pdf", "cut.pdf", pdf[:len(pdf)-12])
+
+	for _, tt := range []struct {
+		ref, example string
+		size         int
+	}{
+		{"artifact:abc123", "[无法读取] screenshot.png (artifact:abc123)\n类型: PNG 图片\n当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。", len(png)},
+		{"artifact:def456", "[无法读取] report.pdf (artifact:def456)\n类型: PDF 文档\n当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。", len(pdf)},
+		{"artifact:ghi789", "[无法读取] recording.mp3 (artifact:ghi789)\n类型: MP3 音频\n当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。", len(mp3)},
+	} {
+		rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: tt.ref, ServiceID: "text-model"})
+		if !rep.OK || res.Routing != "text" {
+			t.Fatalf("%s: %+v", tt.ref, rep.Error)
+		}
+		lines := strings.Split(res.Content, "\n")
+		if len(lines) != 4 || lines[2] != fmt.Sprintf("大小: %d B", tt.size) {
+			t.Fatalf("%s: content =\n%s\nwant four lines with the size third", tt.ref, res.Content)
+		}
+		if got := strings.Join([]string{lines[0], lines[1], lines[3]}, "\n"); got != tt.example {
+			t.Errorf("%s: without the size line =\n%s\nwant design document 000's example\n%s", tt.ref, got, tt.example)
+		}
+		var tool string
+		if err := json.Unmarshal(res.Assembly.ToolContent, &tool); err != nil || tool != res.Content {
+			t.Errorf("%s: toolContent %s, want the description", tt.ref, res.Assembly.ToolContent)
+		}
+	}
+
+	t.Run("media goes with 工件内容 ({filename}):", func(t *testing.T) {
+		_, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "abc123", ServiceID: "vision-model", Dialect: "anthropic"})
+		if res.Routing != "image_url" || res.Content != "工件内容 (screenshot.png):" ||
+			!strings.HasPrefix(string(res.Assembly.ToolContent), `[{"type":"text","text":"工件内容 (screenshot.png):"},{"type":"image"`) {
+			t.Fatalf("routing %s, content %q, toolContent %.120s", res.Routing, res.Content, res.Assembly.ToolContent)
+		}
+	})
+	for _, tt := range []struct{ ref, locale, want string }{
+		{"cut-png", "", "[文件处理失败: cut.png]\n错误: 无法读取文件内容\n请检查文件是否损坏"},
+		{"cut-pdf", "en", "[File processing failed: cut.pdf]\nError: unable to read the file content\nPlease check whether the file is damaged"},
+	} {
+		t.Run("damaged "+tt.ref+" is 000's processing-failed description, not an error", func(t *testing.T) {
+			rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: tt.ref, ServiceID: "omni-model", Locale: tt.locale})
+			if !rep.OK || res.Routing != "text" || res.Content != tt.want || res.ImageURL != nil || res.File != nil {
+				t.Fatalf("reply ok=%v error %+v, routing %s, content %q", rep.OK, rep.Error, res.Routing, res.Content)
+			}
+		})
 	}
 }
