@@ -491,14 +491,23 @@ func TestRequestExhaustedWithoutOutcomeIsAnsweredAndDeadLettered(t *testing.T) {
 		HandlerTimeout: 500 * time.Millisecond,
 		DrainTimeout:   time.Second,
 	}
-	r := newRig(t, cfg, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+	// The answer from the advisory is completed like every other error reply.
+	complete := func(subject string, body []byte, e *contracts.Error) *contracts.Error {
+		out := *e
+		out.Message = e.Message + " | " + subject + " " + string(body)
+		return &out
+	}
+	r := newRigCompleting(t, cfg, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
 		<-release // a dependency call that ignores its deadline
 		return echo(ctx, req)
-	}})
+	}}, complete)
 	t.Cleanup(func() { close(release) })
 	rep := r.reply(r.send(subj, `{"request_id":"hung"}`, nats.Header{contracts.HeaderMsgID: {"hung"}}))
 	if rep.OK || rep.Error.Code != contracts.CodeUnavailable || rep.RequestID != "hung" || !rep.Error.Retryable {
 		t.Fatalf("reply = %+v %+v", rep, rep.Error)
+	}
+	if !strings.HasSuffix(rep.Error.Message, " | "+subj+` {"request_id":"hung"}`) {
+		t.Errorf("exhausted reply not completed: %q", rep.Error.Message)
 	}
 	dl := r.deadLetters(subj, 1)
 	if len(dl) != 1 || dl[0].Headers().Get(contracts.HeaderStreamSequence) != "1" {
