@@ -1,4 +1,4 @@
-import type { NatsConnection, ConnectionOptions, Msg } from "@nats-io/nats-core";
+import type { NatsConnection, ConnectionOptions, Msg } from "@nats-io/transport-node";
 import type { ObjectStore } from "@nats-io/obj";
 import type {
   Assembly, ChatMessage, ErrorObject, FileWrittenRequest, FileWrittenResult, GetArtifactRequest,
@@ -87,7 +87,8 @@ export declare class WorkerClient {
 /** One tool call of an assistant turn: its id (tool_call_id / tool_use_id) and the worker's answer. */
 export interface TurnCall {
   id: string;
-  result?: { assembly: Assembly };
+  /** A result without assembly (media "result") is refused. */
+  result?: { assembly?: Assembly };
   error?: Error;
 }
 

@@ -101,7 +101,7 @@ const dec = new TextDecoder();
  */
 export class WorkerClient {
   /**
-   * @param {import("@nats-io/nats-core").NatsConnection} nc
+   * @param {import("@nats-io/transport-node").NatsConnection} nc
    * @param {{timeout?: number}} [opts] timeout: default milliseconds a call waits (60 000)
    */
   constructor(nc, opts = {}) {
@@ -150,8 +150,14 @@ export class WorkerClient {
     return unwrap(JSON.parse(dec.decode(reply)), req.request_id);
   }
 
-  getArtifact(request, opts) { return this.call(Subjects.getArtifact, request, opts); }
-  getHistoryImage(request, opts) { return this.call(Subjects.getHistoryImage, request, opts); }
+  /**
+   * tool.get_artifact. A request without `media` asks for "assembly" (as the Go client does): the
+   * media comes once, in `assembly`, ready for the model (and for assembleTurn); imageUrl and file
+   * are absent. Ask for media "result" or "both" to read them.
+   */
+  getArtifact(request, opts) { return this.call(Subjects.getArtifact, { media: "assembly", ...request }, opts); }
+  /** tool.get_history_image; like getArtifact, media defaults to "assembly" (content is then absent). */
+  getHistoryImage(request, opts) { return this.call(Subjects.getHistoryImage, { media: "assembly", ...request }, opts); }
   fileWritten(request, opts) { return this.call(Subjects.fileWritten, request, opts); }
   preprocess(request, opts) { return this.call(Subjects.preprocess, request, opts); }
   metadata(request, opts) { return this.call(Subjects.metadata, request, opts); }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
-  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, Subjects, REQUEST_REPLY_PREFIX,
+  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, Subjects, REQUEST_REPLY_PREFIX, assembleTurn,
 } from "../src/index.js";
 import { natsURL, noisyPNG, randomId } from "./fixtures.js";
 
@@ -30,12 +30,19 @@ test("a 3 MB image travels by claim check both ways", async () => {
   assert.ok(png.length > 3_000_000 && png.length > 2 * client.nc.info.max_payload, `fixture ${png.length} bytes`);
   const b64 = png.toString("base64");
   const written = await client.fileWritten({ workspace_id: randomId("js"), path: "big.png", mime_type: "image/png", content_base64: b64 });
-  const res = await client.getArtifact({ ref: written.artifactId, service_id: "gpt-4o" });
+  const res = await client.getArtifact({ ref: written.artifactId, service_id: "gpt-4o", media: "result" });
   assert.equal(res.contentType, "image");
+  assert.equal(res.assembly, undefined, "media result still carried the assembly");
   assert.equal(res.routing, "image_url");
   assert.equal(res.metadata.size, png.length);
   assert.ok(res.imageUrl.image_url.url === "data:image/png;base64," + b64, "the image did not round-trip");
   assert.ok(!res.content.includes(b64.slice(0, 100)), "base64 in the text content");
+  // The default asks for the assembly only: the image once, in the follow-up message.
+  const asm = await client.getArtifact({ ref: written.artifactId, service_id: "gpt-4o" });
+  assert.equal(asm.imageUrl, undefined);
+  const [tool, followUp] = assembleTurn([{ id: "call_1", result: asm }]);
+  assert.equal(tool.role, "tool");
+  assert.ok(JSON.stringify(followUp).includes(b64), "the image is not in the follow-up");
 });
 
 test("an error reply is a WorkerError with its stable code", async () => {
