@@ -1,0 +1,190 @@
+package extract_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentworks/artifact-worker/extract"
+)
+
+const (
+	mimePDF  = "application/pdf"
+	mimeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	mimeXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	mimePPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+	mimeODT  = "application/vnd.oasis.opendocument.text"
+	mimeODS  = "application/vnd.oasis.opendocument.spreadsheet"
+	mimeODP  = "application/vnd.oasis.opendocument.presentation"
+)
+
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// The fixtures are real documents made by testdata/make-fixtures.sh (LibreOffice, ReportLab,
+// Ghostscript); the expected text is what a reader sees on the page, word for word.
+func TestTextWordForWord(t *testing.T) {
+	t.Parallel()
+	reportPages := []extract.Part{
+		{Number: 1, Text: "Quarterly Report 季度报告\nRevenue grew by 12 percent in the third quarter.\n第三季度收入增长了百分之十二。\nRegion Revenue 地区备注\nNorth 1200 北方"},
+		{Number: 2, Text: "Page two: outlook and risks.\n第二页：展望与风险。"},
+	}
+	flowing := "Quarterly Report 季度报告\nRevenue grew by 12 percent in the third quarter.\n第三季度收入增长了百分之十二。\nRegion | Revenue | 地区备注\nNorth | 1200 | 北方\n"
+	sheets := []extract.Part{
+		{Number: 1, Name: "Sales", Text: "Region,Units,Note\nNorth,1200,\"late, but complete\"\nSouth,2.5"},
+		{Number: 2, Name: "备注", Text: "项目,,状态\n迁移,,完成"},
+	}
+	slides := []extract.Part{
+		{Number: 1, Text: "Roadmap 2027\nShip the worker\n发布工作器"},
+		{Number: 2, Text: "Risks 风险"},
+	}
+	tests := []struct {
+		file, mime string
+		unit       extract.Unit
+		want       []extract.Part
+	}{
+		{"report.pdf", mimePDF, extract.UnitPage, reportPages},
+		{"columns.pdf", mimePDF, extract.UnitPage, []extract.Part{{Number: 1, Text: "Left column: the first paragraph explains the plan in\nplain words.\nLeft column: the second paragraph lists the steps.\nRight column: the third paragraph closes the\nargument."}}},
+		{"cid.pdf", mimePDF, extract.UnitPage, []extract.Part{{Number: 1, Text: "中文段落：季度收入增长。\nEnglish line after the Chinese one."}}},
+		{"table.pdf", mimePDF, extract.UnitPage, []extract.Part{{Number: 1, Text: "Item Qty Price\nApples 3 1.20\nPears 10 0.85"}}},
+		{"gs.pdf", mimePDF, extract.UnitPage, []extract.Part{{Number: 1, Text: "Ghostscript line one.\nGhostscript line two, with a comma."}}},
+		{"report.docx", mimeDOCX, extract.UnitNone, []extract.Part{{Number: 1, Text: flowing + "\nPage two: outlook and risks.\n第二页：展望与风险。"}}},
+		{"report.odt", mimeODT, extract.UnitNone, []extract.Part{{Number: 1, Text: flowing + "Page two: outlook and risks.\n第二页：展望与风险。"}}},
+		{"sheet.xlsx", mimeXLSX, extract.UnitSheet, sheets},
+		{"sheet.ods", mimeODS, extract.UnitSheet, sheets},
+		{"slides.pptx", mimePPTX, extract.UnitSlide, slides},
+		{"slides.odp", mimeODP, extract.UnitSlide, slides},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			doc, err := extract.Text(context.Background(), tt.mime, fixture(t, tt.file), extract.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Unit != tt.unit || doc.Truncated() || doc.TimedOut || doc.NoText {
+				t.Errorf("unit %d truncated %v timed out %v no text %v; want unit %d and none", doc.Unit, doc.Truncated(), doc.TimedOut, doc.NoText, tt.unit)
+			}
+			if len(doc.Parts) != len(tt.want) {
+				t.Fatalf("got %d parts %+v, want %d", len(doc.Parts), doc.Parts, len(tt.want))
+			}
+			for i, p := range doc.Parts {
+				if p != tt.want[i] {
+					t.Errorf("part %d:\n got %#v\nwant %#v", i, p, tt.want[i])
+				}
+			}
+			if doc.Total != len(tt.want) || doc.Read != doc.Total {
+				t.Errorf("total %d read %d, want %d", doc.Total, doc.Read, len(tt.want))
+			}
+		})
+	}
+}
+
+func TestTextTruncatesAndCountsTheRest(t *testing.T) {
+	t.Parallel()
+	data := fixture(t, "long.pdf")
+	full, err := extract.Text(context.Background(), mimePDF, data, extract.Limits{MaxChars: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Total != 50 || len(full.Parts) != 50 || full.Truncated() {
+		t.Fatalf("full read: %d pages, %d parts, truncated %v", full.Total, len(full.Parts), full.Truncated())
+	}
+	const limit = 1000
+	cut, err := extract.Text(context.Background(), mimePDF, data, extract.Limits{MaxChars: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut.Chars != limit || cut.Chars+cut.Remaining != full.Chars {
+		t.Errorf("kept %d + remaining %d, want %d + %d", cut.Chars, cut.Remaining, limit, full.Chars-limit)
+	}
+	var kept strings.Builder
+	for _, p := range cut.Parts {
+		kept.WriteString(p.Text)
+	}
+	if !strings.HasPrefix(full.Parts[0].Text, cut.Parts[0].Text) || len([]rune(kept.String())) != limit {
+		t.Errorf("kept text is not the first %d characters: %q", limit, kept.String())
+	}
+	if cut.Read != 50 {
+		t.Errorf("read %d pages, want all 50 (the rest is counted)", cut.Read)
+	}
+}
+
+func TestTextScannedPDFHasNoText(t *testing.T) {
+	t.Parallel()
+	doc, err := extract.Text(context.Background(), mimePDF, fixture(t, "scanned.pdf"), extract.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.NoText || len(doc.Parts) != 0 || doc.Total != 1 {
+		t.Errorf("got no text %v, parts %+v, total %d; want a one-page PDF with no text", doc.NoText, doc.Parts, doc.Total)
+	}
+}
+
+func TestTextUnreadableDocuments(t *testing.T) {
+	t.Parallel()
+	report := fixture(t, "report.pdf")
+	docx := fixture(t, "report.docx")
+	tests := []struct {
+		name, mime string
+		data       []byte
+		want       error
+	}{
+		{"encrypted PDF", mimePDF, fixture(t, "locked.pdf"), extract.ErrEncrypted},
+		{"truncated PDF", mimePDF, report[:len(report)/2], extract.ErrUnreadable},
+		{"not a PDF", mimePDF, []byte("%PDF-1.7\nhello"), extract.ErrUnreadable},
+		{"empty", mimePDF, nil, extract.ErrUnreadable},
+		{"truncated DOCX", mimeDOCX, docx[:len(docx)/2], extract.ErrUnreadable},
+		{"a spreadsheet called DOCX", mimeDOCX, fixture(t, "sheet.xlsx"), extract.ErrUnreadable},
+		{"PDF called XLSX", mimeXLSX, report, extract.ErrUnreadable},
+		{"unsupported", "application/zip", docx, extract.ErrUnsupported},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			doc, err := extract.Text(context.Background(), tt.mime, tt.data, extract.Limits{})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("got %v (document %+v), want %v", err, doc, tt.want)
+			}
+		})
+	}
+}
+
+func TestTextStopsAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	for _, f := range []struct{ file, mime string }{{"long.pdf", mimePDF}, {"sheet.xlsx", mimeXLSX}, {"slides.pptx", mimePPTX}} {
+		doc, err := extract.Text(ctx, f.mime, fixture(t, f.file), extract.Limits{})
+		if err != nil {
+			t.Fatalf("%s: %v", f.file, err)
+		}
+		if !doc.TimedOut || doc.Read != 0 || len(doc.Parts) != 0 {
+			t.Errorf("%s: timed out %v, read %d, %d parts; want stopped before the first part", f.file, doc.TimedOut, doc.Read, len(doc.Parts))
+		}
+	}
+}
+
+func TestSupports(t *testing.T) {
+	t.Parallel()
+	for _, m := range []string{mimePDF, mimeDOCX, mimeXLSX, mimePPTX, mimeODT, mimeODS, mimeODP, "application/epub+zip"} {
+		if !extract.Supports(m) {
+			t.Errorf("Supports(%q) = false", m)
+		}
+	}
+	for _, m := range []string{"", "application/zip", "application/msword", "text/plain", "image/png"} {
+		if extract.Supports(m) {
+			t.Errorf("Supports(%q) = true", m)
+		}
+	}
+}
