@@ -50,6 +50,10 @@ type GetArtifactRequest struct {
 	// Media says where the reply carries the artifact's media (base64): MediaBoth (default), MediaResult
 	// or MediaAssembly. One copy halves the reply of an image or file.
 	Media string `json:"media,omitempty"`
+	// ExtractText asks for the text inside a document the model cannot take as a file (PDF, DOCX,
+	// XLSX, PPTX, ODT, ODS, ODP, EPUB) instead of its description. Absent: the registry entry's
+	// extract_text decides (default false).
+	ExtractText *bool `json:"extract_text,omitempty"`
 }
 
 // Where a reply carries media (the "media" request field of tool.get_artifact and
@@ -180,6 +184,26 @@ type ArtifactMetadata struct {
 	Confidence   float64 `json:"confidence,omitempty"`
 	WorkspaceID  string  `json:"workspaceId,omitempty"`
 	RelativePath string  `json:"relativePath,omitempty"`
+	// Extracted is set when Content holds text extracted from the document (extract_text).
+	Extracted *Extraction `json:"extracted,omitempty"`
+}
+
+// Extraction says what text extraction read from a document.
+type Extraction struct {
+	// Unit of the document's parts: page, sheet, slide, chapter, or document (one flowing text).
+	Unit string `json:"unit"`
+	// Total parts in the document, and how many were read before any time limit.
+	Total int `json:"total"`
+	Read  int `json:"read"`
+	// Chars is the number of characters (Unicode code points) of document text in Content;
+	// Remaining those left out by the character limit (Truncated).
+	Chars     int  `json:"chars"`
+	Remaining int  `json:"remaining,omitempty"`
+	Truncated bool `json:"truncated,omitempty"`
+	// TimedOut: the time limit stopped extraction after Read parts.
+	TimedOut bool `json:"timedOut,omitempty"`
+	// NoText: a PDF without a text layer (a scan).
+	NoText bool `json:"noText,omitempty"`
 }
 
 // GetArtifactResult is the result of tool.get_artifact: the ContentRouteResult fields at the top

@@ -45,6 +45,9 @@ type GetArtifact struct {
 	Files FileMetas
 	// MaxSize is the largest artifact read; bigger ones are described from their metadata.
 	MaxSize int64
+	// Extraction reads the text of documents the model cannot take as files, for requests that
+	// opt in (extract_text, or the registry entry).
+	Extraction Extraction
 }
 
 // Handle implements messaging.Handler.
@@ -75,7 +78,7 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	}
 	in := art.input()
 	in.Capabilities, in.Locale, in.Dialect, in.Formats = caps, loc, dia, h.formats(r.ServiceID, dia)
-	res := routing.Route(in)
+	res := h.Extraction.apply(ctx, r, routing.Route(in), in.Content, loc)
 	return encodeResult(res, routing.Assemble(res, dia), med)
 }
 

@@ -33,6 +33,7 @@ type Registry struct {
 	formats   map[string]routing.Formats // lower-cased id or alias → what the service's API accepts
 	providers map[string]routing.Formats // lower-cased provider → its defaults
 	ids       []string                   // service ids as written, in file order
+	extract   map[string]bool            // lower-cased id or alias → extractText
 }
 
 // file is the JSON shape of a registry file.
@@ -56,6 +57,9 @@ type service struct {
 	// modality list on its own).
 	Formats     *modalities `json:"formats,omitempty"`
 	ImageLimits *limitsJSON `json:"imageLimits,omitempty"`
+	// ExtractText: documents this model cannot take as files reach it as their extracted text
+	// (a request's extract_text overrides it).
+	ExtractText bool `json:"extractText,omitempty"`
 }
 
 // formatsJSON is a provider's entry.
@@ -153,6 +157,7 @@ func Parse(data []byte, name string) (*Registry, error) {
 	r := &Registry{
 		inputs:    make(map[string][]string, len(f.Services)),
 		formats:   make(map[string]routing.Formats, len(f.Services)),
+		extract:   map[string]bool{},
 		providers: make(map[string]routing.Formats, len(f.Providers)),
 	}
 	firstAt := make(map[string]int, len(f.Services))
@@ -209,6 +214,9 @@ func Parse(data []byte, name string) (*Registry, error) {
 		for _, key := range append([]string{s.ID}, s.Aliases...) {
 			if k := lookupKey(key); k != "" && firstAt[k] == i {
 				r.formats[k] = over(r.provider(s.Provider), s.Formats, s.ImageLimits)
+				if s.ExtractText {
+					r.extract[k] = true
+				}
 			}
 		}
 		r.ids = append(r.ids, s.ID)
@@ -275,6 +283,12 @@ func (r *Registry) provider(name string) routing.Formats {
 		return f
 	}
 	return routing.DefaultFormats()
+}
+
+// ExtractText reports whether the service's entry (by id or alias) asks for the text of
+// documents its model cannot take as files; false for an unknown service or a nil Registry.
+func (r *Registry) ExtractText(serviceID string) bool {
+	return r != nil && r.extract[lookupKey(serviceID)]
 }
 
 // Has reports whether the service is in the registry (by id or alias).

@@ -196,3 +196,21 @@ func TestDefaultMatchesDeployedConfig(t *testing.T) {
 		t.Errorf("config/llmservices.json: %v", err)
 	}
 }
+
+func TestExtractText(t *testing.T) {
+	t.Parallel()
+	r, err := llmservices.Parse([]byte(`{"services":[
+ {"id":"reader","aliases":["reader-2"],"extractText":true,"capabilities":{"input":["text"],"output":["text"]}},
+ {"id":"plain","capabilities":{"input":["text"],"output":["text"]}}]}`), "test.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{"reader": true, " READER-2 ": true, "plain": false, "unknown": false} {
+		if got := r.ExtractText(id); got != want {
+			t.Errorf("ExtractText(%q) = %v, want %v", id, got, want)
+		}
+	}
+	if (*llmservices.Registry)(nil).ExtractText("reader") {
+		t.Error("a nil registry asks for extraction")
+	}
+}

@@ -43,7 +43,11 @@ type Config struct {
 	HTTPAddr        string // HTTP_ADDR (default 127.0.0.1:8080)
 	HTTPToken       string // HTTP_TOKEN: bearer token for /artifacts/*
 
-	MaxArtifactSize int64         // MAX_ARTIFACT_BYTES (default 20 MB)
+	MaxArtifactSize int64 // MAX_ARTIFACT_BYTES (default 20 MB)
+	// ExtractMaxChars and ExtractTimeout bound text extraction (extract_text): characters kept
+	// per document, and time spent on one document (below the handler's time for the request).
+	ExtractMaxChars int           // EXTRACT_MAX_CHARS (default 100000)
+	ExtractTimeout  time.Duration // EXTRACT_TIMEOUT (default 10s, at most half the handler's time)
 	StreamMaxAge    time.Duration // STREAM_MAX_AGE (default 24h)
 	AckWait         time.Duration // ACK_WAIT (default 60s)
 	MaxDeliver      int           // MAX_DELIVER (default 5)
@@ -83,6 +87,9 @@ func (c *Config) SetDefaults() {
 	if c.MaxArtifactSize == 0 {
 		c.MaxArtifactSize = 20 << 20
 	}
+	if c.ExtractMaxChars == 0 {
+		c.ExtractMaxChars = 100_000
+	}
 	if c.StreamMaxAge == 0 {
 		c.StreamMaxAge = 24 * time.Hour
 	}
@@ -107,6 +114,17 @@ func (c *Config) SetDefaults() {
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
 	}
+	if c.ExtractTimeout == 0 {
+		c.ExtractTimeout = min(10*time.Second, c.handlerTime()/2)
+	}
+}
+
+// handlerTime is the time one attempt at a request has: HANDLER_TIMEOUT, else ACK_WAIT/3.
+func (c Config) handlerTime() time.Duration {
+	if c.HandlerTimeout > 0 {
+		return c.HandlerTimeout
+	}
+	return c.AckWait / 3
 }
 
 // Validate reports every invalid setting at once, each by its environment variable name.
@@ -192,6 +210,12 @@ func (c Config) Validate() error {
 	}
 	if c.HandlerTimeout < 0 || (c.HandlerTimeout > 0 && 2*c.HandlerTimeout >= c.AckWait) {
 		bad("HANDLER_TIMEOUT", "must be positive and below half of ACK_WAIT (%s), got %s", c.AckWait, c.HandlerTimeout)
+	}
+	if c.ExtractMaxChars < 1 || c.ExtractMaxChars > 10_000_000 {
+		bad("EXTRACT_MAX_CHARS", "must be 1..10000000, got %d", c.ExtractMaxChars)
+	}
+	if handlerTime := c.handlerTime(); c.ExtractTimeout <= 0 || c.ExtractTimeout >= handlerTime {
+		bad("EXTRACT_TIMEOUT", "must be positive and below HANDLER_TIMEOUT (%s), got %s", handlerTime, c.ExtractTimeout)
 	}
 	if c.DrainTimeout < time.Second {
 		bad("DRAIN_TIMEOUT", "must be at least 1s, got %s", c.DrainTimeout)

@@ -200,9 +200,13 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 		return nil, fmt.Errorf("history image cache: %w", err)
 	}
 	artifacts := &handlers.Artifacts{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
-	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Files: files, MaxSize: cfg.MaxArtifactSize}
+	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Files: files, MaxSize: cfg.MaxArtifactSize,
+		Extraction: handlers.Extraction{MaxChars: cfg.ExtractMaxChars, Timeout: cfg.ExtractTimeout}}
 	if f, ok := caps.(handlers.ModelFormats); ok {
 		getArtifact.Formats = f
+	}
+	if e, ok := caps.(handlers.ExtractionPolicy); ok {
+		getArtifact.Extraction.Policy = e
 	}
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
@@ -255,6 +259,8 @@ func (c watched) Capabilities(serviceID string) []string {
 func (c watched) Formats(serviceID, fallbackProvider string) routing.Formats {
 	return c.w.Current().Formats(serviceID, fallbackProvider)
 }
+
+func (c watched) ExtractText(serviceID string) bool { return c.w.Current().ExtractText(serviceID) }
 
 // Run serves until ctx is cancelled (SIGTERM), then shuts down gracefully: readiness turns false,
 // new messages are handed back, in-flight requests finish within DrainTimeout, connections drain.

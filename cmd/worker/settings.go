@@ -88,6 +88,8 @@ var settings = []setting{
 	{"HTTP_ADDR", "listen address for /healthz, /readyz, /metrics and /artifacts", str(func(c *service.Config) *string { return &c.HTTPAddr })},
 	{"HTTP_TOKEN", "bearer token required by /artifacts endpoints", str(func(c *service.Config) *string { return &c.HTTPToken })},
 	{"MAX_ARTIFACT_BYTES", "largest artifact read; bigger ones are described", byteSize(func(c *service.Config) *int64 { return &c.MaxArtifactSize })},
+	{"EXTRACT_MAX_CHARS", "most characters of text extracted from one document (extract_text); the rest is counted", integer(func(c *service.Config) *int { return &c.ExtractMaxChars })},
+	{"EXTRACT_TIMEOUT", "time limit of text extraction from one document (below HANDLER_TIMEOUT)", duration(func(c *service.Config) *time.Duration { return &c.ExtractTimeout })},
 	{"STREAM_MAX_AGE", "how long requests stay in the stream for replay", duration(func(c *service.Config) *time.Duration { return &c.StreamMaxAge })},
 	{"ACK_WAIT", "JetStream AckWait of the consumers", duration(func(c *service.Config) *time.Duration { return &c.AckWait })},
 	{"MAX_DELIVER", "deliveries before a failing request is dead-lettered", integer(func(c *service.Config) *int { return &c.MaxDeliver })},

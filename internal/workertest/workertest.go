@@ -34,7 +34,8 @@ import (
 const Registry = `{"services":[
  {"id":"vision-model","capabilities":{"input":["text","vision","file"],"output":["text"]},"imageLimits":{"maxLongEdge":8000,"maxBytes":20971520}},
  {"id":"text-model","capabilities":{"input":["text"],"output":["text"]}},
- {"id":"omni-model","capabilities":{"input":["text","vision","file","audio","video"],"output":["text"]}}
+ {"id":"omni-model","capabilities":{"input":["text","vision","file","audio","video"],"output":["text"]}},
+ {"id":"reader-model","extractText":true,"capabilities":{"input":["text"],"output":["text"]}}
 ]}`
 
 // worker is one worker under test on a real embedded nats-server and the shared MinIO process.

@@ -40,6 +40,7 @@ export interface GetArtifactRequest {
   media?: Media;
   /** Same as service_id (design document 000). */
   serviceId?: string;
+  extract_text?: boolean;
 }
 
 /** get_artifact.result.json */
@@ -113,6 +114,19 @@ export interface ArtifactMetadata {
   confidence?: number;
   workspaceId?: string;
   relativePath?: string;
+  extracted?: Extraction;
+}
+
+/** get_artifact.result.json #/$defs/Extraction: what text extraction read (extract_text). */
+export interface Extraction {
+  unit: "page" | "sheet" | "slide" | "chapter" | "document";
+  total: number;
+  read: number;
+  chars: number;
+  remaining?: number;
+  truncated?: boolean;
+  timedOut?: boolean;
+  noText?: boolean;
 }
 
 /** get_artifact.result.json #/$defs/Assembly (also get_history_image.result.json, reply.json) */

@@ -24,6 +24,7 @@ const interfaces = {
   "get_artifact.result.json#/$defs/FilePart": "FilePart",
   "get_artifact.result.json#/$defs/FilePart/properties/file": "FileData",
   "get_artifact.result.json#/$defs/ArtifactMetadata": "ArtifactMetadata",
+  "get_artifact.result.json#/$defs/Extraction": "Extraction",
   "get_artifact.result.json#/$defs/Assembly": "Assembly",
   "get_artifact.result.json#/$defs/Assembly/properties/toolContent/oneOf/1/items": "ContentBlock",
   "get_artifact.result.json#/$defs/ChatMessage": "ChatMessage",
