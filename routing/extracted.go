@@ -25,7 +25,6 @@ type extractionMessages struct {
 	truncated            string // %d remaining, %d shown, %d total
 	timedOut             string // %d read, %d total, %s unit noun
 	noText               string // %d pages
-	failed               string // %s filename: design document 000's processing failure
 }
 
 var extractionZH = extractionMessages{
@@ -42,7 +41,6 @@ var extractionZH = extractionMessages{
 	truncated: "[内容已截断：还有 %d 个字符未显示（已显示 %d 个，共 %d 个）]",
 	timedOut:  "[提取超时：只读取了 %d / %d %s，其余内容未提取]",
 	noText:    "此 PDF 共 %d 页，没有文本层（可能是扫描件），无法提取文字。\n建议：请使用具备文件或视觉能力的智能体读取，或先进行文字识别（OCR）。",
-	failed:    "[文件处理失败: %s]\n错误: 无法读取文件内容\n请检查文件是否损坏",
 }
 
 var extractionEN = extractionMessages{
@@ -59,7 +57,6 @@ var extractionEN = extractionMessages{
 	truncated: "[Truncated: %d more characters not shown (%d shown of %d)]",
 	timedOut:  "[Time limit reached: read %d of %d %s; the rest was not extracted]",
 	noText:    "This PDF has %d page(s) and no text layer (probably a scan); no text could be extracted.\nSuggestion: use an agent with the file or vision capability, or run OCR first.",
-	failed:    "[File processing failed: %s]\nError: cannot read the file content\nPlease check whether the file is damaged",
 }
 
 func extractionLocale(locale string) *extractionMessages {
@@ -83,7 +80,8 @@ func extractionLocale(locale string) *extractionMessages {
 // Routing stays text and contentType binary; metadata.extracted records what was read.
 func WithExtractedText(res contracts.ContentRouteResult, doc extract.Document, locale string) contracts.ContentRouteResult {
 	m := extractionLocale(locale)
-	label := artifactLabel(res.Metadata.Filename, res.Metadata.ID)
+	filename, id := names(localeMessages(locale), res.Metadata.Filename, res.Metadata.ID)
+	label := filename + " (artifact:" + id + ")"
 	res.Routing, res.ImageURL, res.File = contracts.RouteText, nil, nil
 	res.Metadata.Extracted = &contracts.Extraction{
 		Unit: unitName(doc.Unit), Total: doc.Total, Read: doc.Read, Chars: doc.Chars,
@@ -131,7 +129,7 @@ func WithExtractedText(res contracts.ContentRouteResult, doc extract.Document, l
 //	请检查文件是否损坏
 func ProcessingFailed(res contracts.ContentRouteResult, locale string) contracts.ContentRouteResult {
 	res.Routing, res.ImageURL, res.File = contracts.RouteText, nil, nil
-	res.Content = fmt.Sprintf(extractionLocale(locale).failed, printable(res.Metadata.Filename))
+	res.Content = processingFailed(localeMessages(locale), res.Metadata.Filename, res.Metadata.ID)
 	return res
 }
 
