@@ -59,7 +59,7 @@ func TestGetArtifactExtractsText(t *testing.T) {
 		{name: "no opt-in: the description", req: contracts.GetArtifactRequest{Ref: "artifact:pdf", ServiceID: "text-model"},
 			want: "[无法读取] report.pdf (artifact:pdf)\n", prefix: true},
 		{name: "a model that takes the file gets the file", req: contracts.GetArtifactRequest{Ref: "artifact:pdf", ServiceID: "vision-model", ExtractText: yes},
-			routing: "file", want: "[文件] report.pdf (artifact:pdf)", prefix: true},
+			routing: "file", want: "工件内容 (report.pdf):"},
 		{name: "scanned pdf", req: contracts.GetArtifactRequest{Ref: "artifact:scan", ServiceID: "text-model", ExtractText: yes},
 			want: "[无法提取文本] scan.pdf (artifact:scan)\n此 PDF 共 1 页，没有文本层（可能是扫描件），无法提取文字。\n建议：请使用具备文件或视觉能力的智能体读取，或先进行文字识别（OCR）。"},
 		{name: "encrypted pdf", req: contracts.GetArtifactRequest{Ref: "artifact:locked", ServiceID: "text-model", ExtractText: yes},
