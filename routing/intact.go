@@ -2,7 +2,7 @@ package routing
 
 import (
 	"bytes"
-	le "encoding/binary"
+	byteorder "encoding/binary"
 	"image"
 	"image/gif"
 	"image/jpeg"
@@ -11,24 +11,26 @@ import (
 )
 
 // intact reports whether content in format is whole enough to send to a model API: the header
-// parses and the end is where the format puts it. A truncated PNG or PDF makes the provider reject
-// the whole request; Route describes it as a processing failure instead. Formats without a check
-// here are taken as they are. The checks read the header and the last bytes only.
+// parses and the file reaches the end its format marks. A truncated PNG or PDF makes the provider
+// reject the whole request; Route describes it as a processing failure instead. Formats without a
+// check here are taken as they are. The checks read headers, chunk or segment headers and the last
+// bytes, never decode pixels, and allow data after the end (a motion photo's video after the JPEG).
 func intact(format string, content []byte) bool {
-	tail := func(n int) []byte { return content[max(len(content)-n, 0):] }
 	switch format {
 	case "png":
-		return decodesConfig(png.DecodeConfig, content) && bytes.Contains(tail(64), []byte("IEND"))
+		return decodesConfig(png.DecodeConfig, content) && pngReachesIEND(content)
 	case "jpeg":
-		return decodesConfig(jpeg.DecodeConfig, content) && bytes.Contains(tail(4096), []byte{0xff, 0xd9})
+		return decodesConfig(jpeg.DecodeConfig, content) && jpegReachesEOI(content)
 	case "gif":
-		return decodesConfig(gif.DecodeConfig, content) && bytes.IndexByte(tail(64), 0x3b) >= 0
+		// The trailer byte ends the file; GIFs with data after it are rare.
+		return decodesConfig(gif.DecodeConfig, content) && bytes.IndexByte(content[max(len(content)-64, 0):], 0x3b) >= 0
 	case "webp":
 		// RIFF header: "RIFF", little-endian size of what follows, "WEBP".
 		return len(content) >= 12 && string(content[8:12]) == "WEBP" &&
-			int64(le.LittleEndian.Uint32(content[4:8]))+8 <= int64(len(content))
+			int64(byteorder.LittleEndian.Uint32(content[4:8]))+8 <= int64(len(content))
 	case "pdf":
-		return bytes.Contains(tail(2048), []byte("%%EOF"))
+		// Readers require %%EOF within the last 1024 bytes; allow twice that.
+		return bytes.Contains(content[max(len(content)-2048, 0):], []byte("%%EOF"))
 	}
 	return true
 }
@@ -36,4 +38,43 @@ func intact(format string, content []byte) bool {
 func decodesConfig(decode func(io.Reader) (image.Config, error), b []byte) bool {
 	_, err := decode(bytes.NewReader(b))
 	return err == nil
+}
+
+// pngReachesIEND walks the chunks after the signature (length, type, data, CRC) to IEND.
+func pngReachesIEND(b []byte) bool {
+	for i := 8; i+8 <= len(b); {
+		n := int64(byteorder.BigEndian.Uint32(b[i:]))
+		if string(b[i+4:i+8]) == "IEND" {
+			return true
+		}
+		next := int64(i) + 12 + n
+		if next > int64(len(b)) {
+			return false
+		}
+		i = int(next)
+	}
+	return false
+}
+
+// jpegReachesEOI skips the segments before the first scan by their lengths (so an EOI inside an
+// EXIF thumbnail does not count), then looks for the EOI marker: in entropy-coded data 0xFF is
+// always followed by 0x00 or a marker, so FF D9 is the end of the image.
+func jpegReachesEOI(b []byte) bool {
+	i := 2 // after SOI
+	for i+4 <= len(b) {
+		if b[i] != 0xff {
+			return false
+		}
+		switch m := b[i+1]; {
+		case m == 0xff: // fill byte
+			i++
+		case m == 0xda: // start of scan
+			return bytes.Contains(b[i:], []byte{0xff, 0xd9})
+		case m == 0x01 || m >= 0xd0 && m <= 0xd7: // markers without a length
+			i += 2
+		default:
+			i += 2 + int(byteorder.BigEndian.Uint16(b[i+2:]))
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package routing_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"slices"
 	"strconv"
@@ -357,6 +358,24 @@ func TestRouteProcessingFailed(t *testing.T) {
 				t.Errorf("routing %s, parts %v %v, content =\n%s\nwant\n%s", r.Routing, r.ImageURL, r.File, r.Content, tt.want)
 			}
 		})
+	}
+	// Data after the end of the image is not damage (a motion photo carries a video after the JPEG).
+	trailing := bytes.Repeat([]byte{0x00, 0xff, 0x11}, 4000)
+	for name, content := range map[string][]byte{"p.jpg": append(append([]byte{}, jpeg...), trailing...), "p.png": append(append([]byte{}, png...), trailing...)} {
+		if r := routing.Route(routing.Input{ID: "a", Filename: name, Content: content, Capabilities: allCaps}); r.Routing != contracts.RouteImageURL {
+			t.Errorf("%s with data after its end: routing %s, content %q", name, r.Routing, r.Content)
+		}
+	}
+	// A JPEG cut in its scan is damaged even when an EXIF thumbnail (with its own end marker) comes
+	// before the scan.
+	thumb := []byte("Exif\x00\x00\xff\xd8\xff\xd9")
+	app1 := append([]byte{0xff, 0xe1, 0, byte(len(thumb) + 2)}, thumb...)
+	withThumb := append(append(append([]byte{}, jpeg[:2]...), app1...), jpeg[2:]...)
+	if r := routing.Route(routing.Input{ID: "a", Filename: "t.jpg", Content: withThumb, Capabilities: allCaps}); r.Routing != contracts.RouteImageURL {
+		t.Fatalf("whole JPEG with a thumbnail: routing %s, content %q", r.Routing, r.Content)
+	}
+	if r := routing.Route(routing.Input{ID: "a", Filename: "t.jpg", Content: withThumb[:len(withThumb)-2], Capabilities: allCaps}); r.Routing != contracts.RouteText {
+		t.Errorf("cut JPEG with a thumbnail: routing %s", r.Routing)
 	}
 	// A truncated image for a model without vision is not processed: it is described as unreadable.
 	r := routing.Route(routing.Input{ID: "a", Filename: "p.png", Content: png[:len(png)-20], Capabilities: noCaps})
