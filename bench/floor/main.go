@@ -122,19 +122,23 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	floorProc, err := procs.start("floor", filepath.Join(*binDir, "floor"), nil, "-nats", natsURL, "-s3-endpoint", mio.Endpoint,
-		"-s3-access-key", mio.AccessKey, "-s3-secret-key", mio.SecretKey, "-s3-bucket", bucket, "-concurrency", strconv.Itoa(concurrency))
-	if err != nil {
-		return err
+	startFloor := func() (*proc, error) {
+		p, err := procs.start("floor", filepath.Join(*binDir, "floor"), nil, "-nats", natsURL, "-s3-endpoint", mio.Endpoint,
+			"-s3-access-key", mio.AccessKey, "-s3-secret-key", mio.SecretKey, "-s3-bucket", bucket, "-concurrency", strconv.Itoa(concurrency))
+		if err != nil {
+			return nil, err
+		}
+		return p, p.waitLine(ctx, "ready", 60*time.Second)
 	}
-	if err := floorProc.waitLine(ctx, "ready", 60*time.Second); err != nil {
+	floorProc, err := startFloor()
+	if err != nil {
 		return err
 	}
 	c, err := client.New(ctx, nc)
 	if err != nil {
 		return err
 	}
-	b := &bench{c: c, s3: s3, worker: w1, floor: floorProc}
+	b := &bench{c: c, s3: s3, worker: w1, floor: floorProc, env: env, startFloor: startFloor}
 	fmt.Printf("bench-floor: worker (worker run, CONCURRENCY=%d) vs floor (bench/floor/cmd/floor, concurrency %d); one nats-server, one MinIO; %d alternating rounds per case; %s\n",
 		concurrency, concurrency, *rounds, time.Now().UTC().Format(time.RFC3339))
 	parts := strings.Split(*only, ",")
@@ -167,10 +171,12 @@ func run(ctx context.Context) error {
 }
 
 type bench struct {
-	c      *client.Client
-	s3     *minio.Client
-	worker *worker
-	floor  *proc
+	c          *client.Client
+	s3         *minio.Client
+	worker     *worker
+	floor      *proc
+	env        []string
+	startFloor func() (*proc, error)
 }
 
 // worker is a `worker run` process and its HTTP address.
@@ -482,11 +488,26 @@ func (b *bench) memory(ctx context.Context, concurrency int) error {
 		fmt.Printf("| %s | %s | %s | %.2fx (%d MB above %d MB) | %s | %s |\n", name, media, kb(all.bytes), growth, (peak-before)>>20, before>>20, allocCol, ms(all.pct(.5)))
 		return nil
 	}
-	alloc := func() (float64, error) { return b.worker.metric("go_memstats_alloc_bytes_total") }
-	if err := measure("worker", b.worker.pid(), contracts.SubjectGetArtifact, getArtifactBody(id, contracts.MediaAssembly), alloc); err != nil {
+	// Each case in a fresh process, the only one consuming its subject: what an earlier case left in
+	// the heap does not hide this one's growth.
+	b.worker.stop()
+	for _, media := range []string{contracts.MediaAssembly, contracts.MediaBoth} {
+		w, err := startWorker(ctx, b.env)
+		if err != nil {
+			return err
+		}
+		err = measure("worker", w.pid(), contracts.SubjectGetArtifact, getArtifactBody(id, media), func() (float64, error) { return w.metric("go_memstats_alloc_bytes_total") })
+		w.stop()
+		if err != nil {
+			return err
+		}
+	}
+	var err error
+	if b.worker, err = startWorker(ctx, b.env); err != nil {
 		return err
 	}
-	if err := measure("worker", b.worker.pid(), contracts.SubjectGetArtifact, getArtifactBody(id, contracts.MediaBoth), alloc); err != nil {
+	b.floor.stop()
+	if b.floor, err = b.startFloor(); err != nil {
 		return err
 	}
 	return measure("floor", b.floor.pid(), "floor.get_artifact", getArtifactBody(id, ""), nil)
