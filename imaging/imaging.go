@@ -242,18 +242,16 @@ func fit(w, h int, t Target) (int, int) {
 	return max(int(float64(w)*s), 1), max(int(float64(h)*s), 1)
 }
 
-// scale resamples img to w x h with Catmull-Rom, the sharpest of x/image/draw's kernels. A
-// reduction by more than 3 first goes to twice the target with the cheap ApproxBiLinear, so that
-// Catmull-Rom (whose cost grows with the reduction ratio) works on a ratio of 2.
+// scale resamples img to w x h in two cheap steps: ApproxBiLinear to twice the target, then an exact
+// halving, where ApproxBiLinear averages each 2x2 block (a box filter, free of aliasing). x/image/draw's
+// kernel scalers (Catmull-Rom) hold a float64 RGBA buffer of w x the source height, 32 bytes a cell:
+// 75 MB for a 20 MB PNG brought to 1.15 megapixels, four times the image itself; these two steps
+// allocate only the intermediate image (16 bytes per target pixel) and are several times faster.
 func scale(img image.Image, w, h int) image.Image {
-	b := img.Bounds()
-	if b.Dx() > 3*w && b.Dy() > 3*h {
-		mid := image.NewRGBA(image.Rect(0, 0, 2*w, 2*h))
-		draw.ApproxBiLinear.Scale(mid, mid.Bounds(), img, b, draw.Src, nil)
-		img, b = mid, mid.Bounds()
-	}
+	mid := image.NewRGBA(image.Rect(0, 0, 2*w, 2*h))
+	draw.ApproxBiLinear.Scale(mid, mid.Bounds(), img, img.Bounds(), draw.Src, nil)
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), mid, mid.Bounds(), draw.Src, nil)
 	return dst
 }
 
