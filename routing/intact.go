@@ -22,8 +22,7 @@ func intact(format string, content []byte) bool {
 	case "jpeg":
 		return decodesConfig(jpeg.DecodeConfig, content) && jpegReachesEOI(content)
 	case "gif":
-		// The trailer byte ends the file; GIFs with data after it are rare.
-		return decodesConfig(gif.DecodeConfig, content) && bytes.IndexByte(content[max(len(content)-64, 0):], 0x3b) >= 0
+		return decodesConfig(gif.DecodeConfig, content) && gifReachesTrailer(content)
 	case "webp":
 		// RIFF header: "RIFF", little-endian size of what follows, "WEBP".
 		return len(content) >= 12 && string(content[8:12]) == "WEBP" &&
@@ -74,6 +73,51 @@ func jpegReachesEOI(b []byte) bool {
 			i += 2
 		default:
 			i += 2 + int(byteorder.BigEndian.Uint16(b[i+2:]))
+		}
+	}
+	return false
+}
+
+// gifReachesTrailer walks the blocks after the header, logical screen descriptor and global colour
+// table (extensions and images, each a run of sub-blocks) to the trailer, 0x3B.
+func gifReachesTrailer(b []byte) bool {
+	if len(b) < 13 {
+		return false
+	}
+	table := func(flags byte) int {
+		if flags&0x80 == 0 {
+			return 0
+		}
+		return 3 << (flags&0x07 + 1)
+	}
+	i := 13 + table(b[10])
+	subBlocks := func(i int) int { // returns the index after the terminating empty sub-block, or -1
+		for i < len(b) {
+			n := int(b[i])
+			i++
+			if n == 0 {
+				return i
+			}
+			i += n
+		}
+		return -1
+	}
+	for i < len(b) {
+		switch b[i] {
+		case 0x3b:
+			return true
+		case 0x21: // extension: introducer, label, sub-blocks
+			i = subBlocks(i + 2)
+		case 0x2c: // image: descriptor (10 bytes), local colour table, LZW code size, sub-blocks
+			if i+10 > len(b) {
+				return false
+			}
+			i = subBlocks(i + 10 + table(b[i+9]) + 1)
+		default:
+			return false
+		}
+		if i < 0 {
+			return false
 		}
 	}
 	return false

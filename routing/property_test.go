@@ -124,6 +124,7 @@ func TestPropertyBinaryNeverInText(t *testing.T) { // INV-1
 		carriesText := r.ContentType == contracts.ContentText && !c.in.TooLarge
 		if !carriesText {
 			assertNoPayload(t, "content", r.Content, c.data)
+			assertDesignDocumentShape(t, r)
 		}
 		for _, d := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic} {
 			a := routing.Assemble(r, d)
@@ -315,4 +316,26 @@ func TestPropertyDowngradeNeverThrows(t *testing.T) { // INV-5
 			}
 		}
 	})
+}
+
+// assertDesignDocumentShape checks that what stands in for content has one of design document 000's
+// shapes: its four-line description, its three-line processing failure, or its media label.
+func assertDesignDocumentShape(t *rapid.T, r contracts.ContentRouteResult) {
+	lines := strings.Split(r.Content, "\n")
+	switch {
+	case r.Routing != contracts.RouteText:
+		if len(lines) != 1 || !(strings.HasPrefix(r.Content, "工件内容 (") || strings.HasPrefix(r.Content, "Artifact content (")) || !strings.HasSuffix(r.Content, "):") {
+			t.Fatalf("media label %q", r.Content)
+		}
+	case strings.HasPrefix(r.Content, "[文件处理失败: "), strings.HasPrefix(r.Content, "[File processing failed: "):
+		if len(lines) != 3 {
+			t.Fatalf("processing failure %q", r.Content)
+		}
+	default:
+		zh := len(lines) == 4 && strings.HasPrefix(lines[0], "[无法读取] ") && strings.HasPrefix(lines[1], "类型: ") && strings.HasPrefix(lines[2], "大小: ")
+		en := len(lines) == 4 && strings.HasPrefix(lines[0], "[Cannot read] ") && strings.HasPrefix(lines[1], "Type: ") && strings.HasPrefix(lines[2], "Size: ")
+		if !zh && !en || !strings.Contains(lines[0], " (artifact:") {
+			t.Fatalf("description is not design document 000's four lines: %q", r.Content)
+		}
+	}
 }
