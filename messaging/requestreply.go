@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,8 +25,6 @@ type RequestReplyConfig struct {
 	Version string
 	// Metadata is shown by `nats micro info` (commit, contract version).
 	Metadata map[string]string
-	// MaxInFlight bounds the requests being stored at once (default 256); more wait for a slot.
-	MaxInFlight int
 	// PublishTimeout bounds waiting for JetStream's PubAck (default 5s); past it the caller is
 	// answered unavailable.
 	PublishTimeout time.Duration
@@ -39,9 +36,6 @@ type RequestReplyConfig struct {
 func (c *RequestReplyConfig) setDefaults() {
 	if len(c.Subjects) == 0 {
 		c.Subjects = contracts.RequestSubjects
-	}
-	if c.MaxInFlight <= 0 {
-		c.MaxInFlight = 256
 	}
 	if c.PublishTimeout <= 0 {
 		c.PublishTimeout = 5 * time.Second
@@ -61,20 +55,22 @@ func (c *RequestReplyConfig) setDefaults() {
 // claim check works in both directions.
 //
 // Endpoints use the queue group contracts.ServiceName: replicas share the requests.
+//
+// Each endpoint stores its requests one at a time, in the order they arrive (a PubAck takes well under
+// a millisecond on a local server), so `nats micro stats` counts the front's own error answers and
+// its processing time is the time to store a request; replicas add endpoints to the queue group.
 type RequestReply struct {
-	svc      micro.Service
-	js       jetstream.Publisher
-	cfg      RequestReplyConfig
-	log      *slog.Logger
-	slots    chan struct{}
-	inFlight sync.WaitGroup
+	svc micro.Service
+	js  jetstream.Publisher
+	cfg RequestReplyConfig
+	log *slog.Logger
 }
 
 // StartRequestReply registers the micro service on nc and starts taking requests, which it stores
 // with js. Stop it before the pipeline shuts down.
 func StartRequestReply(nc *nats.Conn, js jetstream.Publisher, cfg RequestReplyConfig, log *slog.Logger) (*RequestReply, error) {
 	cfg.setDefaults()
-	f := &RequestReply{js: js, cfg: cfg, log: log, slots: make(chan struct{}, cfg.MaxInFlight)}
+	f := &RequestReply{js: js, cfg: cfg, log: log}
 	md := map[string]string{"contract_version": contracts.Version}
 	for k, v := range cfg.Metadata {
 		md[k] = v
@@ -103,27 +99,16 @@ func StartRequestReply(nc *nats.Conn, js jetstream.Publisher, cfg RequestReplyCo
 	return f, nil
 }
 
-// Stop unsubscribes the endpoints and waits for the requests being stored.
-func (f *RequestReply) Stop() error {
-	err := f.svc.Stop()
-	f.inFlight.Wait()
-	return err
-}
+// Stop unsubscribes the endpoints; a request being stored finishes.
+func (f *RequestReply) Stop() error { return f.svc.Stop() }
 
 // Info is the micro service's info (name, version, endpoints), as `nats micro info` shows it.
 func (f *RequestReply) Info() micro.Info { return f.svc.Info() }
 
-// handler stores each request in its own goroutine (at most MaxInFlight at once) so one slow PubAck
-// does not hold up the endpoint's other callers.
+// handler stores each request within the handler call: micro reads the handler's error answer
+// when it returns, for `nats micro stats`.
 func (f *RequestReply) handler(subject string) micro.HandlerFunc {
-	return func(req micro.Request) {
-		f.slots <- struct{}{}
-		f.inFlight.Add(1)
-		go func() {
-			defer func() { <-f.slots; f.inFlight.Done() }()
-			f.store(subject, req)
-		}()
-	}
+	return func(req micro.Request) { f.store(subject, req) }
 }
 
 // forwardedHeader reports whether a caller's header is stored with the request. Reply-To is the

@@ -16,7 +16,9 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/workertest"
 	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/service"
 )
 
 // plainRequest sends body with a core NATS request (no headers) on the plain request/reply subject
@@ -185,5 +187,69 @@ func TestPlainRequestReplyMicroService(t *testing.T) {
 		if q, ok := subjects[contracts.RequestReplySubject(s)]; !ok || q != contracts.ServiceName {
 			t.Errorf("endpoint %s: present %v, queue group %q", contracts.RequestReplySubject(s), ok, q)
 		}
+	}
+
+	// `nats micro stats`: requests and the ones the front answered with an error are counted.
+	req := contracts.MetadataRequest{RequestID: "plain-stats-" + randomHex(4), ID: "artifact:nope"}
+	plainRequest(t, w.Conn, contracts.SubjectMetadata, req)
+	plainRequest(t, w.Conn, contracts.SubjectMetadata, req) // duplicate_request
+	msg, err = w.Conn.Request("$SRV.STATS."+contracts.ServiceName, nil, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats micro.Stats
+	if err := json.Unmarshal(msg.Data, &stats); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range stats.Endpoints {
+		if e.Subject == contracts.RequestReplySubject(contracts.SubjectMetadata) {
+			if e.NumRequests != 2 || e.NumErrors != 1 {
+				t.Errorf("stats of %s: %d requests, %d errors; want 2 and 1", e.Subject, e.NumRequests, e.NumErrors)
+			}
+			return
+		}
+	}
+	t.Errorf("no stats for %s", contracts.RequestReplySubject(contracts.SubjectMetadata))
+}
+
+// BenchmarkRequestPaths compares a plain core request (stored by the micro front, one PubAck at a
+// time per endpoint) with the client's JetStream publish, 16 callers at once, on artifact.metadata
+// of a small artifact.
+func BenchmarkRequestPaths(b *testing.B) {
+	w := workertest.Start(b, minio, func(c *service.Config) { c.Concurrency = 16; c.LogLevel = "warn" })
+	w.PutArtifact("bench-meta", "text/plain", "a.txt", []byte("a"))
+	body := func() []byte {
+		raw, _ := json.Marshal(contracts.MetadataRequest{RequestID: "bench-" + randomHex(8), ID: "artifact:bench-meta"})
+		return raw
+	}
+	paths := map[string]func(context.Context) ([]byte, error){
+		"plain": func(ctx context.Context) ([]byte, error) {
+			msg, err := w.Conn.RequestWithContext(ctx, contracts.RequestReplySubject(contracts.SubjectMetadata), body())
+			if err != nil {
+				return nil, err
+			}
+			return msg.Data, nil
+		},
+		"jetstream": func(ctx context.Context) ([]byte, error) {
+			return w.Client.CallRaw(ctx, contracts.SubjectMetadata, body())
+		},
+	}
+	for _, name := range []string{"plain", "jetstream"} {
+		b.Run(name, func(b *testing.B) {
+			b.SetParallelism(16)
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					raw, err := paths[name](ctx)
+					cancel()
+					if err != nil || !strings.Contains(string(raw), `"ok":true`) {
+						b.Errorf("%v %.200s", err, raw)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+		})
 	}
 }
