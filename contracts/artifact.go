@@ -211,7 +211,35 @@ type Extraction struct {
 // "assembly" the result has no ImageURL or File; with media "result" it has no Assembly.
 type GetArtifactResult struct {
 	ContentRouteResult
+	// Usage estimates the input tokens of what is sent, against the same media as base64 text.
+	Usage    Usage    `json:"usage"`
 	Assembly Assembly `json:"assembly,omitzero"`
+}
+
+// Bases of a Usage estimate: how the media part's tokens were estimated.
+const (
+	UsageText            = "text"             // nothing but text is sent
+	UsageOpenAITiles     = "openai-tiles"     // 85 + 170 per 512 px tile after fitting to 2048 and a 768 px short side
+	UsageAnthropicPixels = "anthropic-pixels" // width x height / 750, at most 1,600
+	UsageGeminiTiles     = "gemini-tiles"     // 258 per 768 px tile (258 when both sides are at most 384 px)
+	UsageAudioSeconds    = "audio-seconds"    // 32 tokens per second of audio
+	UsageUnknown         = "unknown"          // no formula for this media: tokensSaved is 0
+)
+
+// Usage is the estimated input-token cost of a tool result (PROVIDERS.md, "Token cost"). The
+// estimates are for the dialect's provider; the text is counted at 4 ASCII characters or 1 other
+// character per token.
+type Usage struct {
+	// InputTokens estimates what the assembly costs as sent: its text plus the media part.
+	InputTokens int64 `json:"inputTokens"`
+	// Base64TextTokens estimates what the same text plus the media's base64 would cost as text
+	// (0.71 tokens per base64 character, measured).
+	Base64TextTokens int64 `json:"base64TextTokens"`
+	// TokensSaved is Base64TextTokens - InputTokens; 0 when only text is sent or the media's cost
+	// has no formula (Basis UsageUnknown).
+	TokensSaved int64 `json:"tokensSaved"`
+	// Basis is how the media part was estimated (Usage* constants).
+	Basis string `json:"basis"`
 }
 
 // Assembly holds what the agent runtime sends to the model for a tool call's result.

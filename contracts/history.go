@@ -7,8 +7,13 @@ type GetHistoryImageRequest struct {
 	RequestID string `json:"request_id"`
 	// ImageMD5 is the hex MD5 from a [Picture:history_{md5}] placeholder, with or without "history_".
 	ImageMD5 string `json:"image_md5"`
-	Dialect  string `json:"dialect,omitempty"`
-	Locale   string `json:"locale,omitempty"`
+	// ServiceID and Capabilities work as in GetArtifactRequest: the image is fitted to what the
+	// model accepts (formats and limits), and described when the model has no vision. With neither,
+	// the model is taken to have vision, and the dialect's provider's formats apply.
+	ServiceID    string   `json:"service_id,omitempty"`
+	Capabilities []string `json:"capabilities,omitzero"`
+	Dialect      string   `json:"dialect,omitempty"`
+	Locale       string   `json:"locale,omitempty"`
 	// Media: MediaBoth (default), MediaResult (Content only) or MediaAssembly (Assembly only).
 	Media string `json:"media,omitempty"`
 }
@@ -23,8 +28,11 @@ type HistoryImageBlock struct {
 // GetHistoryImageResult is the result of tool.get_history_image. With media "assembly" it has no
 // Content; with media "result" no Assembly.
 type GetHistoryImageResult struct {
-	Content  []HistoryImageBlock `json:"content,omitempty"`
-	Assembly Assembly            `json:"assembly,omitzero"`
+	Content []HistoryImageBlock `json:"content,omitempty"`
+	// ImageProcessing says what was done to fit the image to the model; absent when it is not sent.
+	ImageProcessing *ImageProcessing `json:"imageProcessing,omitempty"`
+	Usage           Usage            `json:"usage"`
+	Assembly        Assembly         `json:"assembly,omitzero"`
 }
 
 // PreprocessRequest is the body of context.preprocess. Messages is a list of [role, content] pairs

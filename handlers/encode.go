@@ -10,27 +10,36 @@ import (
 
 // encodeResult writes a contracts.GetArtifactResult as JSON. json.Marshal of the struct would pass
 // over the assembly's parts twice (encoding/json validates and compacts embedded raw JSON), and those
-// parts carry the artifact's base64; here the route result is encoded once and the assembly's parts,
-// already compact JSON from routing, are copied in. media (contracts.Media*) says which half
+// parts carry the artifact's base64; here the route result is encoded once and it, the usage and the
+// assembly's parts, already compact JSON from routing, are copied once into the reply. media (contracts.Media*) says which half
 // carries the media: the route result's imageUrl/file, the assembly, or both.
-func encodeResult(r contracts.ContentRouteResult, a contracts.Assembly, media string) (messaging.Encoded, error) {
+func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts.Assembly, media string) (messaging.Encoded, error) {
 	if media == contracts.MediaAssembly {
 		r.ImageURL, r.File = nil, nil
 	}
-	head, err := json.Marshal(r)
-	if err != nil || len(head) < 2 || head[len(head)-1] != '}' {
+	route, err := json.Marshal(r)
+	if err != nil || len(route) < 2 || route[len(route)-1] != '}' {
 		return nil, fmt.Errorf("encode result: %v", err)
 	}
-	if media == contracts.MediaResult {
-		return head, nil
+	usage, err := json.Marshal(u)
+	if err != nil {
+		return nil, fmt.Errorf("encode usage: %w", err)
 	}
-	dialect, _ := json.Marshal(a.Dialect)
-	size := len(head) + len(a.ToolContent) + 64
-	for _, m := range a.FollowUp {
-		size += len(m.Content) + len(m.Role) + 32
+	size := len(route) + len(usage) + 16
+	if media != contracts.MediaResult {
+		size += len(a.ToolContent) + 64
+		for _, m := range a.FollowUp {
+			size += len(m.Content) + len(m.Role) + 32
+		}
 	}
 	b := make([]byte, 0, size)
-	b = append(b, head[:len(head)-1]...)
+	b = append(b, route[:len(route)-1]...)
+	b = append(b, `,"usage":`...)
+	b = append(b, usage...)
+	if media == contracts.MediaResult {
+		return append(b, '}'), nil
+	}
+	dialect, _ := json.Marshal(a.Dialect)
 	b = append(b, `,"assembly":{"dialect":`...)
 	b = append(b, dialect...)
 	b = append(b, `,"toolContent":`...)

@@ -21,15 +21,16 @@ func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 		{ID: "zip", Filename: "z.zip", Content: testfiles.ZIP(), Locale: "en"},
 	}
 	for _, in := range inputs {
-		for _, dialect := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic} {
+		for _, dialect := range contracts.Dialects {
 			for _, media := range []string{contracts.MediaBoth, contracts.MediaResult, contracts.MediaAssembly} {
 				res := routing.Route(in)
 				asm := routing.Assemble(res, dialect)
-				got, err := encodeResult(res, asm, media)
+				usage := routing.EstimateUsage(res, dialect)
+				got, err := encodeResult(res, usage, asm, media)
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantRes := contracts.GetArtifactResult{ContentRouteResult: res, Assembly: asm}
+				wantRes := contracts.GetArtifactResult{ContentRouteResult: res, Usage: usage, Assembly: asm}
 				switch media {
 				case contracts.MediaResult:
 					wantRes.Assembly = contracts.Assembly{}

@@ -48,6 +48,8 @@ type GetArtifact struct {
 	// Extraction reads the text of documents the model cannot take as files, for requests that
 	// opt in (extract_text, or the registry entry).
 	Extraction Extraction
+	// Tokens is optional: it counts the tokens each result saves (usage.tokensSaved).
+	Tokens TokenCounter
 }
 
 // Handle implements messaging.Handler.
@@ -79,7 +81,9 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	in := art.input()
 	in.Capabilities, in.Locale, in.Dialect, in.Formats = caps, loc, dia, h.formats(r.ServiceID, dia)
 	res := h.Extraction.apply(ctx, r, routing.Route(in), in.Content, loc)
-	return encodeResult(res, routing.Assemble(res, dia), med)
+	usage := routing.EstimateUsage(res, dia)
+	countSaved(ctx, h.Tokens, contracts.SubjectGetArtifact, dia, usage.TokensSaved)
+	return encodeResult(res, usage, routing.Assemble(res, dia), med)
 }
 
 // formats is what the service's API accepts, or the defaults of the dialect's provider.
@@ -93,17 +97,22 @@ func (h *GetArtifact) formats(serviceID, dialect string) routing.Formats {
 // capabilities is the explicit list when the request has one, else the registry's entry.
 func (h *GetArtifact) capabilities(r contracts.GetArtifactRequest) (routing.Capabilities, error) {
 	if r.Capabilities != nil {
-		for _, c := range r.Capabilities {
-			if !oneOf(c, contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo) {
-				return routing.Capabilities{}, invalid("capabilities", "unknown capability %s (use text, vision, file, audio, video)", quote(c))
-			}
-		}
-		return routing.NewCapabilities(r.Capabilities...), nil
+		return explicitCapabilities(r.Capabilities)
 	}
 	if h.Capabilities == nil {
 		return routing.NewCapabilities(), nil
 	}
 	return routing.NewCapabilities(h.Capabilities.Capabilities(r.ServiceID)...), nil
+}
+
+// explicitCapabilities validates a request's capabilities list.
+func explicitCapabilities(names []string) (routing.Capabilities, error) {
+	for _, c := range names {
+		if !oneOf(c, contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo) {
+			return routing.Capabilities{}, invalid("capabilities", "unknown capability %s (use text, vision, file, audio, video)", quote(c))
+		}
+	}
+	return routing.NewCapabilities(names...), nil
 }
 
 // target is where an artifact reference points in the store.

@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -49,6 +51,12 @@ func (h *Preprocess) Handle(ctx context.Context, req messaging.Request) (any, er
 // GetHistoryImage handles tool.get_history_image.
 type GetHistoryImage struct {
 	Cache HistoryImages
+	// Capabilities and Formats (both optional) answer for the request's service_id as in
+	// GetArtifact; without Formats, routing.DefaultFormats apply.
+	Capabilities Capabilities
+	Formats      ModelFormats
+	// Tokens is optional: it counts the tokens each result saves (usage.tokensSaved).
+	Tokens TokenCounter
 }
 
 // Handle implements messaging.Handler.
@@ -76,12 +84,84 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (an
 	if err != nil {
 		return nil, err
 	}
+	caps, err := h.capabilities(r)
+	if err != nil {
+		return nil, err
+	}
+	text := historyimage.Placeholder(md5)
+	mime, data := img.MimeType, img.Data
 	var res contracts.GetHistoryImageResult
-	if med != contracts.MediaAssembly {
-		res.Content = []contracts.HistoryImageBlock{{Type: "image", MimeType: img.MimeType, Base64: img.Data}}
+	var fitted fittedImage
+	if caps.Has(contracts.CapVision) {
+		fitted, err = h.fit(img, r, dia)
+	}
+	switch {
+	case !caps.Has(contracts.CapVision):
+		text += "\n" + routing.NotReadableNote(loc)
+		mime, data = "", ""
+	case err != nil:
+		text += "\n" + routing.NotAcceptedNote(loc, img.MimeType, h.formats(r.ServiceID, dia), dia)
+		mime, data = "", ""
+	default:
+		mime, data, res.ImageProcessing = fitted.mime, fitted.data, fitted.processing
+	}
+	if data == "" {
+		res.Usage = routing.TextUsage(text)
+	} else {
+		res.Usage = routing.ImageUsage(res.ImageProcessing.Sent.Width, res.ImageProcessing.Sent.Height, len(data), text, dia)
+		if med != contracts.MediaAssembly {
+			res.Content = []contracts.HistoryImageBlock{{Type: "image", MimeType: mime, Base64: data}}
+		}
 	}
 	if med != contracts.MediaResult {
-		res.Assembly = routing.AssembleImage(img.MimeType, img.Data, historyimage.Placeholder(md5), dia)
+		if data == "" {
+			res.Assembly = routing.AssembleText(text, dia)
+		} else {
+			res.Assembly = routing.AssembleImage(mime, data, text, dia)
+		}
 	}
+	countSaved(ctx, h.Tokens, contracts.SubjectGetHistoryImage, dia, res.Usage.TokensSaved)
 	return res, nil
+}
+
+// fittedImage is a history image as it will be sent.
+type fittedImage struct {
+	mime, data string // data: standard base64
+	processing *contracts.ImageProcessing
+}
+
+// fit fits a cached image to the model with routing.FitImage; the cached base64 is reused when the
+// image goes as it is.
+func (h *GetHistoryImage) fit(img historyimage.Image, r contracts.GetHistoryImageRequest, dialect string) (fittedImage, error) {
+	raw, err := base64.StdEncoding.DecodeString(img.Data)
+	if err != nil {
+		return fittedImage{}, fmt.Errorf("history image %s: %w", img.MimeType, err)
+	}
+	out, mime, p, err := routing.FitImage(raw, img.MimeType, h.formats(r.ServiceID, dialect), dialect)
+	if err != nil {
+		return fittedImage{}, err
+	}
+	if out == nil {
+		return fittedImage{mime: mime, data: img.Data, processing: p}, nil
+	}
+	return fittedImage{mime: mime, data: base64.StdEncoding.EncodeToString(out), processing: p}, nil
+}
+
+func (h *GetHistoryImage) formats(serviceID, dialect string) routing.Formats {
+	if h.Formats == nil {
+		return routing.Formats{}
+	}
+	return h.Formats.Formats(serviceID, routing.DialectProvider(dialect))
+}
+
+// capabilities is the explicit list, else the registry's entry for service_id, else vision (the
+// runtime asked for an image).
+func (h *GetHistoryImage) capabilities(r contracts.GetHistoryImageRequest) (routing.Capabilities, error) {
+	switch {
+	case r.Capabilities != nil:
+		return explicitCapabilities(r.Capabilities)
+	case r.ServiceID != "" && h.Capabilities != nil:
+		return routing.NewCapabilities(h.Capabilities.Capabilities(r.ServiceID)...), nil
+	}
+	return routing.NewCapabilities(contracts.CapVision), nil
 }

@@ -55,7 +55,7 @@ type fixture struct {
 // processors builds the current handlers on the worker's NATS and store, as `worker replay` does.
 func processors(t *testing.T, w *workertest.Worker, js jetstream.JetStream, caps handlers.Capabilities) (replay.ProcessorFunc, *service.Components) {
 	t.Helper()
-	c, err := service.Build(context.Background(), w.Config, js, w.Store, caps, slog.New(slog.DiscardHandler))
+	c, err := service.Build(context.Background(), w.Config, js, w.Store, caps, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("service.Build: %v", err)
 	}

@@ -58,7 +58,12 @@ func describe(m *messages, filename, id string, d Detection, size int64, why rea
 //	Size: 1.2 KB
 //	The current model's API does not accept the DOCX format (it accepts: PDF). Convert the file …
 func describeNotAccepted(m *messages, filename, id string, d Detection, size int64, accepted []string) string {
-	format := strings.ToUpper(d.Format)
+	return describeWith(m, filename, id, d, size, notAcceptedSentence(m, d.Format, accepted))
+}
+
+// notAcceptedSentence says the format is not accepted and names the accepted ones.
+func notAcceptedSentence(m *messages, format string, accepted []string) string {
+	format = strings.ToUpper(format)
 	if format == "" {
 		format = m.unknownFormat
 	}
@@ -66,7 +71,7 @@ func describeNotAccepted(m *messages, filename, id string, d Detection, size int
 	if len(accepted) > 0 {
 		list = strings.ToUpper(strings.Join(accepted, ", "))
 	}
-	return describeWith(m, filename, id, d, size, fmt.Sprintf(m.notAccepted, format, list))
+	return fmt.Sprintf(m.notAccepted, format, list)
 }
 
 func describeWith(m *messages, filename, id string, d Detection, size int64, closing string) string {

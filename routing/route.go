@@ -3,6 +3,7 @@ package routing
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -138,8 +139,7 @@ func Route(in Input) contracts.ContentRouteResult {
 // gets the processing-failed description.
 func routeImage(res *contracts.ContentRouteResult, msgs *messages, filename, id string, det Detection, content []byte, f Formats, dialect string) {
 	size := int64(len(content))
-	accepted := f.accepted(dialect, contracts.BinaryImage)
-	prep, err := imaging.Prepare(content, det.Format, imageTarget(accepted, f.Limits))
+	prep, err := fitImage(content, det.Format, f, dialect)
 	switch {
 	case errors.Is(err, imaging.ErrTooLarge):
 		res.Content = describe(msgs, filename, id, det, size, reasonTooLarge)
@@ -148,7 +148,7 @@ func routeImage(res *contracts.ContentRouteResult, msgs *messages, filename, id 
 		res.Content = processingFailed(msgs, filename, id)
 		return
 	case err != nil:
-		res.Content = describeNotAccepted(msgs, filename, id, det, size, accepted)
+		res.Content = describeNotAccepted(msgs, filename, id, det, size, f.accepted(dialect, contracts.BinaryImage))
 		return
 	}
 	mime, data := det.MIME, content
@@ -159,6 +159,31 @@ func routeImage(res *contracts.ContentRouteResult, msgs *messages, filename, id 
 	res.Content = mediaLabel(msgs, filename, id)
 	res.ImageURL = &contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: dataURL(mime, data)}}
 	res.ImageProcessing = imageProcessing(prep)
+}
+
+// ErrImageNotAccepted is wrapped by FitImage's error for an image that cannot be sent: its format
+// is not accepted and cannot be converted, or it is too large to decode.
+var ErrImageNotAccepted = errors.New("image not accepted by the model")
+
+// FitImage fits an image (its bytes and MIME type) to what the model accepts (f, the zero value
+// meaning DefaultFormats) and the dialect carries, as Route does for image artifacts: converted,
+// downscaled, EXIF-oriented as needed. It returns the bytes to send (nil when the original goes
+// as it is), their MIME type, and what was done; an image that cannot be sent gives an error
+// wrapping ErrImageNotAccepted (and imaging.ErrTooLarge or imaging.ErrDamaged when that is why). FitImage is pure and safe for concurrent use.
+func FitImage(data []byte, mime string, f Formats, dialect string) (out []byte, outMIME string, p *contracts.ImageProcessing, err error) {
+	mime = normalizeMIME(mime)
+	r, err := fitImage(data, formatOf(mime), f.orDefault(), normalizeDialect(dialect))
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("%w: %w", ErrImageNotAccepted, err)
+	}
+	if r.Data != nil {
+		mime = r.MIME()
+	}
+	return r.Data, mime, imageProcessing(r), nil
+}
+
+func fitImage(data []byte, format string, f Formats, dialect string) (imaging.Result, error) {
+	return imaging.Prepare(data, format, imageTarget(f.accepted(dialect, contracts.BinaryImage), f.Limits))
 }
 
 // imageTarget is what imaging.Prepare fits an image to: the accepted formats that some API takes

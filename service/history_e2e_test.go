@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,13 @@ func preprocess(t *testing.T, w *workertest.Worker, messages string) (contracts.
 
 func historyImage(t *testing.T, w *workertest.Worker, id, dialect, locale string) (contracts.Reply, contracts.GetHistoryImageResult) {
 	t.Helper()
-	rep := w.Call(contracts.SubjectGetHistoryImage, contracts.GetHistoryImageRequest{RequestID: "hi-" + randomHex(6), ImageMD5: id, Dialect: dialect, Locale: locale})
+	return historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: id, Dialect: dialect, Locale: locale})
+}
+
+func historyImageFor(t *testing.T, w *workertest.Worker, req contracts.GetHistoryImageRequest) (contracts.Reply, contracts.GetHistoryImageResult) {
+	t.Helper()
+	req.RequestID = "hi-" + randomHex(6)
+	rep := w.Call(contracts.SubjectGetHistoryImage, req)
 	var res contracts.GetHistoryImageResult
 	if rep.OK {
 		if err := json.Unmarshal(rep.Result, &res); err != nil {
@@ -218,11 +225,50 @@ func TestHistoryImageLargeRoundTrip(t *testing.T) {
 	if len(res.Messages) > 1000 {
 		t.Fatalf("processed context is still %d bytes", len(res.Messages))
 	}
-	rep, img := historyImage(t, w, md5hex(big), "", "")
+	// vision-model takes images up to 20 MB as they are.
+	rep, img := historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: md5hex(big), ServiceID: "vision-model"})
 	if !rep.OK || img.Content[0].Base64 != big {
 		t.Fatalf("3 MB image did not round-trip: %+v", rep.Error)
 	}
+	if p := img.ImageProcessing; p == nil || len(p.Actions) != 0 || p.Sent.Width != 1000 || img.Usage.TokensSaved <= 0 {
+		t.Errorf("imageProcessing %+v, usage %+v: want the image sent as it is, and tokens saved", p, img.Usage)
+	}
 }
+
+// History images follow the model's formats and limits, like get_artifact: an Anthropic model gets
+// the 4 MB PNG within 5 MB of base64, a model without vision a description.
+func TestHistoryImageFitsTheModel(t *testing.T) {
+	w := startWorker(t)
+	big := base64.StdEncoding.EncodeToString(testfiles.NoisyPNG(1000, 1000)) // 4 MB
+	conv := fmt.Sprintf(`[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,%s"}}]],["human","later"]]`, big)
+	if rep, res := preprocess(t, w, conv); !rep.OK || res.Stats.ImagesReplaced != 1 {
+		t.Fatalf("%+v %+v", rep.Error, res.Stats)
+	}
+	id := md5hex(big)
+	rep, img := historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: id, Capabilities: []string{"vision"}, Dialect: "anthropic"})
+	if !rep.OK {
+		t.Fatal(rep.Error)
+	}
+	p := img.ImageProcessing
+	if p == nil || p.Original.Bytes != 4003757 || p.Original.Width != 1000 || !slices.Contains(p.Actions, contracts.ImageDownscaled) ||
+		len(img.Content) != 1 || len(img.Content[0].Base64) > 5<<20 || int64(len(img.Content[0].Base64)) != base64Len(p.Sent.Bytes) {
+		t.Fatalf("imageProcessing %+v, content %d base64 bytes: want downscaled under 5 MB of base64", p, len(img.Content[0].Base64))
+	}
+	if !strings.Contains(string(img.Assembly.ToolContent), `"type":"image"`) || img.Usage.Basis != contracts.UsageAnthropicPixels || img.Usage.TokensSaved <= 0 {
+		t.Errorf("assembly %.200s, usage %+v", img.Assembly.ToolContent, img.Usage)
+	}
+
+	rep, img = historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: id, ServiceID: "text-model", Locale: "en", Dialect: "gemini"})
+	if !rep.OK {
+		t.Fatal(rep.Error)
+	}
+	if len(img.Content) != 0 || img.ImageProcessing != nil || img.Usage.TokensSaved != 0 ||
+		!strings.Contains(string(img.Assembly.ToolContent), "[Picture:history_"+id+"]") || strings.Contains(string(img.Assembly.ToolContent), "inlineData") {
+		t.Errorf("text-only model got %+v", img)
+	}
+}
+
+func base64Len(n int64) int64 { return (n + 2) / 3 * 4 }
 
 func TestHistoryImageExpires(t *testing.T) {
 	w := startWorker(t, func(c *service.Config) { c.HistoryTTL = 2 * time.Second })

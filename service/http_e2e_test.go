@@ -3,10 +3,12 @@ package service_test
 import (
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testfiles"
 )
 
 // /healthz, /readyz and /metrics: the request counter, latency histogram and byte counters appear
@@ -16,6 +18,8 @@ func TestHealthReadinessAndMetrics(t *testing.T) {
 	w.PutArtifact("m", "text/plain", "m.txt", []byte("metrics"))
 	getArtifact(t, w, contracts.GetArtifactRequest{Ref: "m"})
 	getArtifact(t, w, contracts.GetArtifactRequest{Ref: "missing"})
+	w.PutArtifact("img", "image/png", "a.png", testfiles.PNG(64, 64))
+	getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "vision-model", Dialect: "anthropic"})
 	get := func(path string) (int, string) {
 		resp, err := http.Get("http://" + w.Svc.HTTPAddr() + path)
 		if err != nil {
@@ -44,6 +48,9 @@ func TestHealthReadinessAndMetrics(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+	if !regexp.MustCompile(`(?m)^worker_tokens_saved_total\{dialect="anthropic",[^}]*subject="tool.get_artifact"\} [1-9]`).MatchString(metrics) {
+		t.Errorf("/metrics lacks worker_tokens_saved_total for the anthropic image:\n%s", metrics)
 	}
 	// A graceful stop (what SIGTERM does) returns no error.
 	if err := w.Stop(); err != nil {

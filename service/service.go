@@ -16,6 +16,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
@@ -115,7 +117,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return nil, fmt.Errorf("LLM_SERVICES_FILE: %w", err)
 		}
 	}
-	c, err := Build(ctx, cfg, js, s.store, s.capabilities(), log)
+	c, err := Build(ctx, cfg, js, s.store, s.capabilities(), s.telemetry.MeterProvider.Meter("artifact-worker"), log)
 	if err != nil {
 		// A JetStream API call the user may not make fails as a timeout; the server told the
 		// connection why.
@@ -171,8 +173,9 @@ type Components struct {
 }
 
 // Build ensures the JetStream resources (stream, consumers, buckets) and builds every subject's
-// handler. `worker run` serves them; `worker replay` runs stored requests through them.
-func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store, caps handlers.Capabilities, log *slog.Logger) (*Components, error) {
+// handler. `worker run` serves them; `worker replay` runs stored requests through them. meter
+// (nil: none) takes the handlers' own metrics (worker.tokens.saved).
+func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store, caps handlers.Capabilities, meter metric.Meter, log *slog.Logger) (*Components, error) {
 	cfg.SetDefaults()
 	topo, err := messaging.EnsureTopology(ctx, js, messaging.Topology{
 		MaxAge:     cfg.StreamMaxAge,
@@ -200,18 +203,23 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 		return nil, fmt.Errorf("history image cache: %w", err)
 	}
 	artifacts := &handlers.Artifacts{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
-	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Files: files, MaxSize: cfg.MaxArtifactSize,
-		Extraction: handlers.Extraction{MaxChars: cfg.ExtractMaxChars, Timeout: cfg.ExtractTimeout}}
-	if f, ok := caps.(handlers.ModelFormats); ok {
-		getArtifact.Formats = f
+	if meter == nil {
+		meter = noop.NewMeterProvider().Meter("")
 	}
+	tokens, err := handlers.NewTokens(meter)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	formats, _ := caps.(handlers.ModelFormats)
+	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Formats: formats, Files: files, MaxSize: cfg.MaxArtifactSize, Tokens: tokens,
+		Extraction: handlers.Extraction{MaxChars: cfg.ExtractMaxChars, Timeout: cfg.ExtractTimeout}}
 	if e, ok := caps.(handlers.ExtractionPolicy); ok {
 		getArtifact.Extraction.Policy = e
 	}
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
 	preprocess := &handlers.Preprocess{Cache: history, Logger: log}
-	historyImage := &handlers.GetHistoryImage{Cache: history}
+	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens}
 	return &Components{
 		Topology:  topo,
 		Claims:    claims,

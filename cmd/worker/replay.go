@@ -224,7 +224,7 @@ func runReplay(ctx context.Context, cfg service.Config, opts replay.Options, out
 	if err := service.AdoptDeployed(ctx, js, &cfg); err != nil {
 		return replay.Summary{}, err
 	}
-	c, err := service.Build(ctx, cfg, js, store, caps, log)
+	c, err := service.Build(ctx, cfg, js, store, caps, nil, log)
 	if err != nil {
 		return replay.Summary{}, err
 	}

@@ -55,6 +55,17 @@ export interface GetArtifactResult {
   assembly?: Assembly;
   /** routing image_url: what was done to fit the image to the model. */
   imageProcessing?: ImageProcessing;
+  /** Estimated input tokens as sent, against the same media as base64 text. */
+  usage: Usage;
+}
+
+/** get_artifact.result.json #/$defs/Usage (also get_history_image.result.json) */
+export interface Usage {
+  inputTokens: number;
+  base64TextTokens: number;
+  /** base64TextTokens - inputTokens; 0 when only text is sent or basis is "unknown". */
+  tokensSaved: number;
+  basis: Open<"text" | "openai-tiles" | "anthropic-pixels" | "gemini-tiles" | "audio-seconds" | "unknown">;
 }
 
 /** get_artifact.result.json #/$defs/ImageProcessing */
@@ -158,6 +169,9 @@ export interface ChatMessage {
 export interface GetHistoryImageRequest {
   request_id: string;
   image_md5: string;
+  /** The image is fitted to this service's model (formats, limits), or described without vision. */
+  service_id?: string;
+  capabilities?: Capability[];
   dialect?: Dialect;
   locale?: Locale;
   media?: Media;
@@ -169,6 +183,9 @@ export interface GetHistoryImageResult {
   content?: HistoryImageBlock[];
   /** Absent when the request asked for media "result". */
   assembly?: Assembly;
+  /** What was done to fit the image to the model; absent when it is not sent. */
+  imageProcessing?: ImageProcessing;
+  usage: Usage;
 }
 
 /** get_history_image.result.json #/$defs/HistoryImageBlock */
