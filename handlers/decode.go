@@ -103,10 +103,10 @@ func decode(subject string, body []byte, v any) error {
 	}
 	ms := members(body)
 	for _, m := range ms {
-		if path := badText(m.value, m.name); path != "" || !utf8.ValidString(m.name) {
-			if path == "" {
-				path = m.name
-			}
+		if !goodText(m.key[1 : len(m.key)-1]) {
+			return invalid("", "a member name of the request body is not valid UTF-8 text")
+		}
+		if path, bad := badText(m.value, m.name); bad {
 			return invalid(m.name, "%s is not valid UTF-8 text: send strings as UTF-8 (binary content as content_base64)", path)
 		}
 	}

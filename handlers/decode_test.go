@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentworks/artifact-worker/contracts"
 )
@@ -63,6 +64,7 @@ func TestDecode(t *testing.T) {
 			}},
 		{name: "invalid UTF-8 deep in a context", subject: contracts.SubjectPreprocess,
 			body: "{\"request_id\":\"r\",\"messages\":[[\"human\",[{\"type\":\"text\",\"text\":\"ok\"},{\"type\":\"text\",\"text\":\"\xc3\x28\"}]]]}", wantField: "messages"},
+		{name: "lone surrogate in a member name", subject: contracts.SubjectMetadata, body: `{"request_id":"r","id":"a","\udc00":1}`, wantField: ""},
 		{name: "invalid UTF-8 in an unknown field", subject: contracts.SubjectMetadata, body: "{\"request_id\":\"r\",\"id\":\"a\",\"note\":\"\xff\"}", wantField: "note"},
 		{name: "agent_id too long", subject: contracts.SubjectFileWritten, body: `{"request_id":"r","agent_id":"` + long + `"}`, wantField: "agent_id"},
 		{name: "agentId too long", subject: contracts.SubjectFileWritten, body: `{"request_id":"r","agentId":"` + long + `"}`, wantField: "agent_id"},
@@ -185,4 +187,62 @@ func TestMapErrorBoundsEchoedInput(t *testing.T) {
 	if !strings.HasPrefix(wire.Message, "bad: é") || !strings.HasSuffix(wire.Message, "...") {
 		t.Errorf("message = %.40q...%q", wire.Message, wire.Message[len(wire.Message)-10:])
 	}
+}
+
+// BenchmarkDecodeLargeBody measures decode on a 20 MB body, the worst case of the UTF-8 check:
+// text content (file_written) and a context of base64 images (preprocess).
+func BenchmarkDecodeLargeBody(b *testing.B) {
+	text := strings.Repeat("第一行 hello \"quoted\"\n", 20<<20/28)
+	content, _ := json.Marshal(text)
+	b64 := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAA", 20<<20/24)
+	bodies := []struct {
+		name, subject string
+		body          []byte
+		v             func() any
+	}{
+		{"file_written text", contracts.SubjectFileWritten, []byte(`{"request_id":"r","workspace_id":"w","path":"a","mime_type":"text/plain","content":` + string(content) + `}`),
+			func() any { return &contracts.FileWrittenRequest{} }},
+		{"preprocess base64", contracts.SubjectPreprocess, []byte(`{"request_id":"r","messages":[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + b64 + `"}}]],["human","x"]]}`),
+			func() any { return &contracts.PreprocessRequest{} }},
+	}
+	for _, bb := range bodies {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bb.body)))
+			for b.Loop() {
+				if err := decode(bb.subject, bb.body, bb.v()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("badText alone", func(b *testing.B) {
+		body := bodies[0].body
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if _, bad := badText(body, ""); bad {
+				b.Fatal("bad text")
+			}
+		}
+	})
+}
+
+// FuzzBadText: the raw scanners never panic on JSON encoding/json accepts, and a body of valid
+// UTF-8 without surrogate escapes is always good text.
+func FuzzBadText(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":"\ud83d\ude00"}`, `{"a":["\udc00"]}`, "{\"a\":\"\xff\"}", `{"\ud800":1}`, `[{"a":[1,"b",{"c":"\\ud800"}]}]`, `"x\ud83d"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		path, bad := badText(b, "")
+		_ = members(b)
+		if bad && utf8.Valid(b) && !strings.Contains(string(b), `\u`) {
+			t.Fatalf("valid UTF-8 without escapes reported bad at %q", path)
+		}
+		if !bad && !utf8.Valid(b) {
+			t.Fatalf("invalid UTF-8 not reported: %q", b)
+		}
+	})
 }

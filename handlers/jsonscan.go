@@ -15,6 +15,7 @@ import (
 // member is a top-level member of a JSON object.
 type member struct {
 	name  string // the key, unescaped
+	key   []byte // the raw key, quotes included
 	value []byte // the raw value
 }
 
@@ -26,11 +27,11 @@ func members(b []byte) []member {
 	}
 	var out []member
 	for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; {
+		ks := i
 		ke := stringEnd(b, i)
-		name := unquote(b[i:ke])
 		i = skipSpace(b, skipSpace(b, ke)+1) // past ':'
 		e := valueEnd(b, i)
-		out = append(out, member{name: name, value: b[i:e]})
+		out = append(out, member{name: unquote(b[ks:ke]), key: b[ks:ke], value: b[i:e]})
 		i = skipSpace(b, e)
 		if i < len(b) && b[i] == ',' {
 			i = skipSpace(b, i+1)
@@ -39,57 +40,69 @@ func members(b []byte) []member {
 	return out
 }
 
-// badText returns the path (from root) of the first string of the JSON value b, member names
-// included, that is not valid UTF-8 or holds a lone UTF-16 surrogate escape; "" when every string
-// is good. A body that is valid UTF-8 and has no surrogate escape at all is checked in one pass.
-func badText(b []byte, root string) string {
-	if utf8.Valid(b) && !bytes.Contains(b, []byte(`\ud`)) && !bytes.Contains(b, []byte(`\uD`)) {
-		return ""
+// badText reports whether a string of the JSON value b, member names included, is not valid
+// UTF-8 or holds a lone UTF-16 surrogate escape, and the path (from root) of the first one. A value
+// that is valid UTF-8 and has no surrogate escape at all is checked in one pass.
+func badText(b []byte, root string) (path string, bad bool) {
+	if utf8.Valid(b) && !hasSurrogateEscape(b) {
+		return "", false
 	}
-	_, bad := walkText(b, skipSpace(b, 0), root)
-	return bad
+	_, path, bad = walkText(b, skipSpace(b, 0), root)
+	return path, bad
 }
 
-func walkText(b []byte, i int, path string) (end int, bad string) {
+// hasSurrogateEscape reports whether b may hold a \u escape of a surrogate (\uD800-\uDFFF); an
+// escaped backslash followed by "ud" is a false positive, which only costs a walk.
+func hasSurrogateEscape(b []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte(`\u`))
+		if j < 0 {
+			return false
+		}
+		i += j + 2
+		if i < len(b) && (b[i] == 'd' || b[i] == 'D') {
+			return true
+		}
+	}
+}
+
+func walkText(b []byte, i int, path string) (end int, badPath string, bad bool) {
 	switch b[i] {
 	case '"':
 		e := stringEnd(b, i)
-		if !goodText(b[i+1 : e-1]) {
-			return e, path
-		}
-		return e, ""
+		return e, path, !goodText(b[i+1 : e-1])
 	case '{':
 		for i = skipSpace(b, i+1); b[i] != '}'; {
 			ke := stringEnd(b, i)
 			key := b[i:ke]
 			if !goodText(key[1 : len(key)-1]) {
-				return ke, joinPath(path, "(a member name)")
+				return ke, joinPath(path, "(a member name)"), true
 			}
 			i = skipSpace(b, skipSpace(b, ke)+1)
-			e, bad := walkText(b, i, joinPath(path, unquote(key)))
-			if bad != "" {
-				return e, bad
+			e, p, bad := walkText(b, i, joinPath(path, unquote(key)))
+			if bad {
+				return e, p, true
 			}
 			if i = skipSpace(b, e); b[i] == ',' {
 				i = skipSpace(b, i+1)
 			}
 		}
-		return i + 1, ""
+		return i + 1, "", false
 	case '[':
 		for n, i := 0, skipSpace(b, i+1); ; n++ {
 			if b[i] == ']' {
-				return i + 1, ""
+				return i + 1, "", false
 			}
-			e, bad := walkText(b, i, path+"["+strconv.Itoa(n)+"]")
-			if bad != "" {
-				return e, bad
+			e, p, bad := walkText(b, i, path+"["+strconv.Itoa(n)+"]")
+			if bad {
+				return e, p, true
 			}
 			if i = skipSpace(b, e); b[i] == ',' {
 				i = skipSpace(b, i+1)
 			}
 		}
 	}
-	return valueEnd(b, i), ""
+	return valueEnd(b, i), "", false
 }
 
 func joinPath(path, name string) string {
