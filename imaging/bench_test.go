@@ -13,7 +13,7 @@ var claude = imaging.Target{Formats: []string{"jpeg", "png", "gif", "webp"}, Max
 
 var (
 	photo4000 = sync.OnceValue(func() []byte { return testfiles.Photo(4000, 3000, 0) })
-	png20MB   = sync.OnceValue(func() []byte { return testfiles.NoisyPNG(2700, 2700) })
+	png20MB   = sync.OnceValue(func() []byte { return testfiles.NoisyPNG(2240, 2240) })
 )
 
 // BenchmarkDownscaleJPEG4000x3000 fits a 4000x3000 camera-like JPEG to a Claude model.
@@ -21,8 +21,9 @@ func BenchmarkDownscaleJPEG4000x3000(b *testing.B) {
 	benchPrepare(b, photo4000(), "jpeg", claude)
 }
 
-// BenchmarkDownscalePNG20MB fits a 20 MB PNG (2700x2700 noise, the worst case for PNG) to a
-// Claude model; it leaves as a JPEG, the smaller encoding of an opaque image.
+// BenchmarkDownscalePNG20MB fits a 20 MB PNG (2240x2240 noise with random alpha, the worst case
+// for PNG) to a Claude model: not opaque, it stays PNG, and the 5 MB base64 limit, not the pixel
+// limit, decides its size (encoded again until it fits).
 func BenchmarkDownscalePNG20MB(b *testing.B) {
 	benchPrepare(b, png20MB(), "png", claude)
 }
