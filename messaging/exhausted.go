@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
@@ -68,10 +67,7 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 		}
 	}
 	d := delivery{subject: raw.Subject, sequence: adv.StreamSeq, count: adv.Deliveries}
-	reqID := m.Metadata.Get(contracts.HeaderMsgID)
-	if len(reqID) > contracts.MaxIDLen || !utf8.ValidString(reqID) {
-		reqID = ""
-	}
+	reqID := echoableID(m.Metadata.Get(contracts.HeaderMsgID))
 	body := raw.Data
 	if reqID == "" || (len(body) == 0 && raw.Header.Get(contracts.HeaderClaimCheck) != "") {
 		if b, err := p.deps.Claims.Resolve(ctx, raw.Header, raw.Data); err == nil {

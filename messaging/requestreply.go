@@ -140,11 +140,12 @@ func (f *RequestReply) store(subject string, req micro.Request) {
 	id := msg.Header.Get(contracts.HeaderMsgID)
 	if id == "" {
 		var env contracts.Envelope
-		if json.Unmarshal(msg.Data, &env) == nil && env.RequestID != "" {
+		if json.Unmarshal(msg.Data, &env) == nil && echoableID(env.RequestID) != "" {
 			id = env.RequestID
 			msg.Header.Set(contracts.HeaderMsgID, id)
 		}
 	}
+	id = echoableID(id) // the answers below echo it
 	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.PublishTimeout)
 	defer cancel()
 	ack, err := f.js.PublishMsg(ctx, msg)

@@ -56,6 +56,15 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 	}
 }
 
+// echoableID returns id when a reply may echo it as its request_id (valid UTF-8, at most
+// contracts.MaxIDLen bytes), else "".
+func echoableID(id string) string {
+	if len(id) > contracts.MaxIDLen || !utf8.ValidString(id) {
+		return ""
+	}
+	return id
+}
+
 // replyTimeout bounds publishing one reply, claim check included, when the message has no settle
 // deadline.
 const replyTimeout = 30 * time.Second
@@ -143,9 +152,7 @@ func Process(ctx context.Context, p Processor, m Message) (Outcome, error) {
 func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Outcome, error) {
 	var out Outcome
 	// A request without a usable request_id is answered with its Nats-Msg-Id, when that is one.
-	if id := m.Header.Get(contracts.HeaderMsgID); len(id) <= contracts.MaxIDLen && utf8.ValidString(id) {
-		out.Reply.RequestID = id
-	}
+	out.Reply.RequestID = echoableID(m.Header.Get(contracts.HeaderMsgID))
 	fail := func(err error) (Outcome, error) {
 		var re *RequestError
 		if errors.As(err, &re) {

@@ -256,3 +256,31 @@ func TestFileWrittenMetadataNotRecorded(t *testing.T) {
 		t.Errorf("stored %q", b)
 	}
 }
+
+// The plain request/reply front (core NATS request, no headers) answers bad input the same way,
+// and never echoes an over-long request_id (it is not used as Nats-Msg-Id either).
+func TestBadInputPlainRequestReply(t *testing.T) {
+	w := startWorker(t)
+	long := strings.Repeat("r", contracts.MaxIDLen+1)
+	for _, subject := range contracts.RequestSubjects {
+		t.Run(subject, func(t *testing.T) {
+			for _, c := range []struct{ body, field string }{
+				{`{"request_id":"` + long + `"}`, "request_id"},
+				{`{"requestId":"p-` + randomHex(4) + `"}`, "requestId"},
+				{"{\"request_id\":\"p-" + randomHex(4) + "\",\"x\":\"\xff\"}", "x"},
+			} {
+				msg, err := w.Conn.Request(contracts.RequestReplySubject(subject), []byte(c.body), 20e9)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rep contracts.Reply
+				if err := json.Unmarshal(msg.Data, &rep); err != nil || rep.OK || rep.Error.Code != contracts.CodeInvalidRequest || rep.Error.Field != c.field {
+					t.Fatalf("reply %s (%v), want invalid_request on %s", msg.Data, err, c.field)
+				}
+				if len(rep.RequestID) > contracts.MaxIDLen {
+					t.Errorf("reply echoes a request_id of %d bytes", len(rep.RequestID))
+				}
+			}
+		})
+	}
+}
