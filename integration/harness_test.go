@@ -162,6 +162,7 @@ type workerProc struct {
 type env struct {
 	nats    *natsProc
 	cluster []*natsProc // set instead of nats for a cluster
+	url     string      // set instead of nats for a server run by the test itself
 	bucket  string
 	dir     string
 	extra   []string
@@ -169,6 +170,9 @@ type env struct {
 
 // natsURL is the worker's NATS_URL: the server, or every node of the cluster.
 func (e *env) natsURL() string {
+	if e.url != "" {
+		return e.url
+	}
 	if len(e.cluster) == 0 {
 		return e.nats.URL()
 	}

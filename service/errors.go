@@ -1,6 +1,7 @@
 package service
 
 import (
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -26,9 +27,8 @@ func (e *SettingError) Unwrap() error { return e.Err }
 // authorization or certificate failure is a SettingError, anything else nil (transient).
 func natsSettingError(err error) *SettingError {
 	var (
-		unknownCA *x509.UnknownAuthorityError
-		hostname  x509.HostnameError
-		invalid   x509.CertificateInvalidError
+		verify   *tls.CertificateVerificationError
+		hostname x509.HostnameError
 	)
 	switch {
 	case err == nil:
@@ -41,10 +41,10 @@ func natsSettingError(err error) *SettingError {
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission):
 		// nats.go reads NATS_CREDS and the TLS files when it connects.
 		return &SettingError{Settings: "NATS_CREDS/NATS_TLS_CA/NATS_TLS_CERT/NATS_TLS_KEY", Err: err}
-	case errors.As(err, &unknownCA), errors.As(err, &invalid):
-		return &SettingError{Settings: "NATS_TLS_CA", Err: fmt.Errorf("the NATS server's certificate is not trusted: %w", err)}
 	case errors.As(err, &hostname):
 		return &SettingError{Settings: "NATS_URL", Err: fmt.Errorf("the NATS server's certificate does not name the host: %w", err)}
+	case errors.As(err, &verify):
+		return &SettingError{Settings: "NATS_TLS_CA", Err: fmt.Errorf("the NATS server's certificate is not trusted: %w", err)}
 	case errors.Is(err, nats.ErrSecureConnRequired):
 		return &SettingError{Settings: "NATS_URL", Err: fmt.Errorf("the NATS server requires TLS (use tls:// and NATS_TLS_CA): %w", err)}
 	}
@@ -55,9 +55,8 @@ func natsSettingError(err error) *SettingError {
 // SettingError naming the credential settings, anything else nil (transient).
 func storageSettingError(err error, credentials string) *SettingError {
 	var (
-		unknownCA *x509.UnknownAuthorityError
-		invalid   x509.CertificateInvalidError
-		hostname  x509.HostnameError
+		verify   *tls.CertificateVerificationError
+		hostname x509.HostnameError
 	)
 	keys := "S3_ACCESS_KEY/S3_SECRET_KEY"
 	if credentials == S3CredentialsChain {
@@ -68,10 +67,10 @@ func storageSettingError(err error, credentials string) *SettingError {
 		return nil
 	case errors.Is(err, objectstore.ErrPermission):
 		return &SettingError{Settings: keys, Err: fmt.Errorf("the storage refused the credentials: %w", err)}
-	case errors.As(err, &unknownCA), errors.As(err, &invalid):
-		return &SettingError{Settings: "S3_CA_FILE", Err: fmt.Errorf("the S3 endpoint's certificate is not trusted: %w", err)}
 	case errors.As(err, &hostname):
 		return &SettingError{Settings: "S3_ENDPOINT", Err: fmt.Errorf("the S3 endpoint's certificate does not name the host: %w", err)}
+	case errors.As(err, &verify):
+		return &SettingError{Settings: "S3_CA_FILE", Err: fmt.Errorf("the S3 endpoint's certificate is not trusted: %w", err)}
 	}
 	return nil
 }

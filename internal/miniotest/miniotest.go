@@ -13,6 +13,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -51,6 +53,7 @@ type Server struct {
 	bin         string
 	consoleAddr string
 	homeDir     string
+	tls         *TLS // nil: plain HTTP
 
 	mu   sync.Mutex
 	proc *process // nil while stopped
@@ -64,13 +67,42 @@ type process struct {
 	err    error         // Wait's result, valid after exited is closed
 }
 
+// TLS makes a server speak HTTPS only, with a certificate the test made.
+type TLS struct {
+	// CertPEM and KeyPEM are the server's certificate (for 127.0.0.1) and key; MinIO reads them from
+	// its certs directory as public.crt and private.key.
+	CertPEM, KeyPEM []byte
+	// RootCAs verifies the certificate (the test's CA), for the readiness checks.
+	RootCAs *x509.CertPool
+}
+
 // Start runs a MinIO server until the test (or benchmark) ends. It fails the test when the binary
 // cannot be installed or the server is not ready within ReadyTimeout.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartTLS(t, nil)
+}
+
+// StartTLS is Start for a server that speaks HTTPS only with the certificate in tlsCfg (plain HTTP
+// when tlsCfg is nil).
+func StartTLS(t testing.TB, tlsCfg *TLS) *Server {
+	t.Helper()
 	s, err := newServer(t.TempDir())
 	if err != nil {
 		t.Fatalf("miniotest: %v", err)
+	}
+	if tlsCfg != nil {
+		certs := filepath.Join(s.homeDir, "certs")
+		if err := os.MkdirAll(certs, 0o700); err != nil {
+			t.Fatalf("miniotest: %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(certs, "public.crt"), tlsCfg.CertPEM, 0o600); err != nil {
+			t.Fatalf("miniotest: %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(certs, "private.key"), tlsCfg.KeyPEM, 0o600); err != nil {
+			t.Fatalf("miniotest: %v", err)
+		}
+		s.tls = tlsCfg
 	}
 	if err := s.start(); err != nil {
 		t.Fatalf("miniotest: %v", err)
@@ -101,8 +133,13 @@ func StartMain() (*Server, func(), error) {
 	}, nil
 }
 
-// URL returns the S3 API base URL, "http://127.0.0.1:port".
-func (s *Server) URL() string { return "http://" + s.Endpoint }
+// URL returns the S3 API base URL, "http://127.0.0.1:port" (https with TLS).
+func (s *Server) URL() string {
+	if s.tls != nil {
+		return "https://" + s.Endpoint
+	}
+	return "http://" + s.Endpoint
+}
 
 // Running reports whether the server process is running (it may not be ready yet).
 func (s *Server) Running() bool {
@@ -222,6 +259,12 @@ func (s *Server) waitReady(p *process) error {
 	ctx, cancel := context.WithTimeout(context.Background(), ReadyTimeout)
 	defer cancel()
 	httpClient := &http.Client{Timeout: 2 * time.Second}
+	var transport http.RoundTripper
+	if s.tls != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{RootCAs: s.tls.RootCAs, MinVersion: tls.VersionTLS12}
+		httpClient.Transport, transport = tr, tr
+	}
 	probe := func(path string) bool {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL()+path, nil)
 		if err != nil {
@@ -238,6 +281,8 @@ func (s *Server) waitReady(p *process) error {
 		Creds:      credentials.NewStaticV4(s.AccessKey, s.SecretKey, ""),
 		Region:     "us-east-1",
 		MaxRetries: 1,
+		Secure:     s.tls != nil,
+		Transport:  transport,
 	})
 	if err != nil {
 		return err
