@@ -20,6 +20,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentworks/artifact-worker/contracts"
 )
@@ -142,7 +146,10 @@ func (s *Store) PrepareParts(ctx context.Context, subject string, hdr nats.Heade
 	for i, p := range parts {
 		readers[i] = bytes.NewReader(p)
 	}
-	if _, err := s.obj.Put(ctx, jetstream.ObjectMeta{Name: name}, io.MultiReader(readers...)); err != nil {
+	ctx, end := span(ctx, "put", name, int64(size))
+	_, err = s.obj.Put(ctx, jetstream.ObjectMeta{Name: name}, io.MultiReader(readers...))
+	end(err)
+	if err != nil {
 		return nil, fmt.Errorf("claim check: store %d bytes: %w", size, err)
 	}
 	msg.Header.Set(contracts.HeaderClaimCheck, name)
@@ -151,11 +158,13 @@ func (s *Store) PrepareParts(ctx context.Context, subject string, hdr nats.Heade
 
 // Resolve returns the real body of a message: data itself without a Claim-Check header, else the
 // claimed object. A missing object is ErrExpired; one over the limit is ErrTooLarge.
-func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) ([]byte, error) {
+func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) (body []byte, err error) {
 	name := hdr.Get(contracts.HeaderClaimCheck)
 	if name == "" {
 		return data, nil
 	}
+	ctx, end := span(ctx, "get", name, -1)
+	defer func() { end(err) }()
 	info, err := s.obj.GetInfo(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrExpired, name)
@@ -175,7 +184,7 @@ func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) ([]by
 	}
 	defer r.Close()
 	// The object may have been replaced since GetInfo: read at most the limit regardless.
-	body, err := io.ReadAll(io.LimitReader(r, min(s.maxBody, math.MaxInt64-1)+1))
+	body, err = io.ReadAll(io.LimitReader(r, min(s.maxBody, math.MaxInt64-1)+1))
 	if err != nil {
 		return nil, fmt.Errorf("claim check: fetch %s: %w", name, err)
 	}
@@ -183,6 +192,24 @@ func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) ([]by
 		return nil, fmt.Errorf("%w: %s is over the %d-byte limit", ErrTooLarge, name, s.maxBody)
 	}
 	return body, nil
+}
+
+// span starts a client span for an object-store call on the bucket (a child of the span in ctx; the
+// global tracer provider, a no-op unless the program installed one) and returns its end.
+func span(ctx context.Context, op, name string, size int64) (context.Context, func(error)) {
+	attrs := []attribute.KeyValue{attribute.String("worker.claim_check", name)}
+	if size >= 0 {
+		attrs = append(attrs, attribute.Int64("worker.object_size", size))
+	}
+	ctx, sp := otel.Tracer("artifact-worker").Start(ctx, "objectstore "+contracts.ClaimCheckBucket+" "+op,
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return ctx, func(err error) {
+		if err != nil {
+			sp.RecordError(err)
+			sp.SetStatus(codes.Error, err.Error())
+		}
+		sp.End()
+	}
 }
 
 func newName() (string, error) {

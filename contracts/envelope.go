@@ -51,6 +51,14 @@ const (
 	CodeInternal            = "internal_error"
 )
 
+// ErrorCodes lists every Code* constant (the enum of reply.json), for callers that enumerate them
+// (the worker's metrics create one series per code).
+var ErrorCodes = []string{
+	CodeInvalidRequest, CodeArtifactNotFound, CodeInvalidArtifactID, CodePathTraversalBlocked,
+	CodeInvalidPath, CodeMissingMimeType, CodeFileNotFound, CodePermissionDenied, CodeWriteFailed,
+	CodeInvalidImageID, CodeImageNotFound, CodePayloadTooLarge, CodeUnavailable, CodeInternal,
+}
+
 // Envelope is the part every request shares; it is what the worker decodes first.
 type Envelope struct {
 	RequestID string `json:"request_id"`

@@ -602,3 +602,21 @@ func packageStringConsts(t *testing.T) map[string]string {
 	}
 	return out
 }
+
+// ErrorCodes is the whole enum of reply.json's error code, each code once.
+func TestErrorCodesListEveryCode(t *testing.T) {
+	enum, err := pointer(loadSchema(t, "reply.json"), "/$defs/Error/properties/code/enum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, v := range enum.([]any) {
+		want = append(want, v.(string))
+	}
+	got := slices.Clone(contracts.ErrorCodes)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("contracts.ErrorCodes %v, want the reply.json enum %v", got, want)
+	}
+}

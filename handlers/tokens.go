@@ -29,6 +29,16 @@ func NewTokens(m metric.Meter) (*Tokens, error) {
 	return &Tokens{saved: c}, nil
 }
 
+// Zero makes the series of every subject and dialect exist at 0 (alerts and rate() see the first
+// increment).
+func (t *Tokens) Zero(ctx context.Context, subjects, dialects []string) {
+	for _, s := range subjects {
+		for _, d := range dialects {
+			t.saved.Add(ctx, 0, metric.WithAttributes(attribute.String("subject", s), attribute.String("dialect", d)))
+		}
+	}
+}
+
 // TokensSaved adds n (when positive).
 func (t *Tokens) TokensSaved(ctx context.Context, subject, dialect string, n int64) {
 	if t == nil || n <= 0 {

@@ -26,6 +26,11 @@ var ErrRunning = errors.New("llmservices: watcher already running")
 // Watcher keeps a Registry in step with a file. Current is safe for concurrent use with Run and
 // with itself; Run runs at most once at a time.
 type Watcher struct {
+	// OnReload, when set before Run, is called from Run after each reload of a changed file: with nil
+	// when the new registry is current, with the error when it was refused (once per distinct error in
+	// a row, as it is logged).
+	OnReload func(err error)
+
 	path     string
 	logger   *slog.Logger
 	interval time.Duration
@@ -122,6 +127,9 @@ func (w *Watcher) poll() {
 	}
 	w.current.Store(r)
 	w.logger.Info("llm service registry reloaded", "path", w.path, "services", len(r.ids))
+	if w.OnReload != nil {
+		w.OnReload(nil)
+	}
 }
 
 // fail logs a failed reload, once per distinct error in a row.
@@ -130,6 +138,9 @@ func (w *Watcher) fail(err error) {
 		w.lastErr = msg
 		w.logger.Error("llm service registry reload failed; keeping the last good registry",
 			"path", w.path, "error", err)
+		if w.OnReload != nil {
+			w.OnReload(err)
+		}
 	}
 }
 

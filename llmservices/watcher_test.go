@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,6 +104,14 @@ func TestWatcherKeepsLastGoodRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var reloads, failures atomic.Int32
+	w.OnReload = func(err error) {
+		if err != nil {
+			failures.Add(1)
+		} else {
+			reloads.Add(1)
+		}
+	}
 	good := w.Current()
 	startWatcher(t, w)
 
@@ -127,6 +136,9 @@ func TestWatcherKeepsLastGoodRegistry(t *testing.T) {
 	}
 	if logs.count(slog.LevelInfo) != 1 {
 		t.Errorf("%d info logs, want 1 reload", logs.count(slog.LevelInfo))
+	}
+	if reloads.Load() != 1 || failures.Load() != 2 {
+		t.Errorf("OnReload saw %d reloads and %d failures, want 1 and 2 (as logged)", reloads.Load(), failures.Load())
 	}
 }
 

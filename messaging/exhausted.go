@@ -87,7 +87,7 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 		Retryable: true,
 	})
 	if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); validReplySubject(replyTo) {
-		if _, err := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); err != nil {
+		if _, _, err := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); err != nil {
 			log.Warn("exhausted request: error reply not sent", "error", err.Error())
 		}
 	}
@@ -95,7 +95,7 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 	if err := p.deadLetter(m, d, reason); err != nil {
 		log.Warn("exhausted request not dead-lettered", "error", err.Error())
 	}
-	p.metrics.record(ctx, d.subject, outcomeDeadLetter, 0, 0, 0)
+	p.metrics.record(ctx, d.subject, &state{outcome: outcomeDeadLetter, code: wire.Code, reason: ReasonNoOutcome}, 0)
 	log.LogAttrs(ctx, slog.LevelWarn, "request",
 		slog.String("subject", d.subject), slog.String("request_id", reqID), slog.String("outcome", outcomeDeadLetter),
 		slog.Uint64("delivery", d.count), slog.String("code", wire.Code), slog.String("error", reason))

@@ -42,7 +42,7 @@ var errHandedBack = errors.New("worker is shutting down: message handed back for
 func (p *Pipeline) admit(h message.HandlerFunc) message.HandlerFunc {
 	return func(m *message.Message) ([]*message.Message, error) {
 		if p.draining.Load() {
-			p.metrics.record(m.Context(), deliveryOf(m).subject, outcomeHandedBack, 0, 0, 0)
+			p.metrics.record(m.Context(), deliveryOf(m).subject, &state{outcome: outcomeHandedBack}, 0)
 			return nil, errHandedBack
 		}
 		return h(m)
@@ -56,7 +56,12 @@ type state struct {
 	code      string
 	bytesIn   int
 	bytesOut  int
-	err       error
+	// claimedIn and claimedOut: the request or the reply travelled by claim check.
+	claimedIn  bool
+	claimedOut bool
+	// reason is the dead-letter reason (DeadLetterReasons) when outcome is dead_letter.
+	reason string
+	err    error
 }
 
 type stateKey struct{}
@@ -83,15 +88,15 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 			st.outcome = outcomeRetry
 			return nil, err
 		}
-		wire, reason := p.wireError(err, d)
+		wire, kind, reason := p.wireError(err, d)
 		wire = p.completeError(d.subject, m.Payload, wire)
-		st.outcome, st.code = outcomeDeadLetter, wire.Code
+		st.outcome, st.code, st.reason = outcomeDeadLetter, wire.Code, kind
 		reqID := st.requestID
 		if reqID == "" {
 			reqID = m.Metadata.Get(contracts.HeaderMsgID)
 		}
 		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); validReplySubject(replyTo) {
-			if _, rerr := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); rerr != nil {
+			if _, _, rerr := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); rerr != nil {
 				p.deps.Logger.WarnContext(ctx, "error reply not sent", "subject", d.subject, "request_id", reqID, "error", rerr.Error())
 			}
 		}
@@ -105,23 +110,24 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 	}
 }
 
-// wireError maps a final failure to the caller's error and the dead-letter reason.
-func (p *Pipeline) wireError(err error, d delivery) (*contracts.Error, string) {
+// wireError maps a final failure to the caller's error, the dead-letter reason (DeadLetterReasons)
+// and the Dead-Letter-Reason header.
+func (p *Pipeline) wireError(err error, d delivery) (*contracts.Error, string, string) {
 	var re *RequestError
 	switch {
 	case errors.As(err, &re):
-		return re.Wire, "poison: " + re.Wire.Message
+		return re.Wire, ReasonPoison, "poison: " + re.Wire.Message
 	case isPanic(err):
-		return &contracts.Error{Code: contracts.CodeInternal, Message: "the worker failed on this request; it was dead-lettered for inspection"}, "panic: " + firstLine(err.Error())
+		return &contracts.Error{Code: contracts.CodeInternal, Message: "the worker failed on this request; it was dead-lettered for inspection"}, ReasonPanic, "panic: " + firstLine(err.Error())
 	case p.transient(err):
 		return &contracts.Error{
 			Code:      contracts.CodeUnavailable,
 			Message:   fmt.Sprintf("a dependency stayed unavailable over %d deliveries: %v", d.count, err),
 			Retryable: true,
-		}, fmt.Sprintf("max deliveries (%d) exhausted: %v", d.count, err)
+		}, ReasonMaxDeliveries, fmt.Sprintf("max deliveries (%d) exhausted: %v", d.count, err)
 	default:
 		wire, _ := p.deps.MapError(err)
-		return wire, "permanent: " + err.Error()
+		return wire, ReasonPermanent, "permanent: " + err.Error()
 	}
 }
 

@@ -9,64 +9,12 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/agentworks/artifact-worker/contracts"
 )
-
-// Metric names (OTel; the Prometheus exporter adds unit suffixes and _total).
-const (
-	MetricMessages = "worker.messages"
-	MetricDuration = "worker.message.duration"
-	MetricBytesIn  = "worker.bytes.in"
-	MetricBytesOut = "worker.bytes.out"
-)
-
-type instruments struct {
-	messages metric.Int64Counter
-	duration metric.Float64Histogram
-	bytesIn  metric.Int64Counter
-	bytesOut metric.Int64Counter
-}
-
-func newInstruments(m metric.Meter) (instruments, error) {
-	if m == nil {
-		m = noop.NewMeterProvider().Meter("")
-	}
-	var in instruments
-	var err error
-	if in.messages, err = m.Int64Counter(MetricMessages, metric.WithDescription("Requests handled, by subject and outcome.")); err != nil {
-		return in, err
-	}
-	if in.duration, err = m.Float64Histogram(MetricDuration, metric.WithUnit("s"), metric.WithDescription("Time from delivery to outcome, by subject and outcome."),
-		metric.WithExplicitBucketBoundaries(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)); err != nil {
-		return in, err
-	}
-	if in.bytesIn, err = m.Int64Counter(MetricBytesIn, metric.WithUnit("By"), metric.WithDescription("Request body bytes (claim checks resolved), by subject.")); err != nil {
-		return in, err
-	}
-	in.bytesOut, err = m.Int64Counter(MetricBytesOut, metric.WithUnit("By"), metric.WithDescription("Reply body bytes, by subject."))
-	return in, err
-}
-
-func (in instruments) record(ctx context.Context, subject, outcome string, d time.Duration, bytesIn, bytesOut int) {
-	attrs := metric.WithAttributes(attribute.String("subject", subject), attribute.String("outcome", outcome))
-	in.messages.Add(ctx, 1, attrs)
-	if d > 0 {
-		in.duration.Record(ctx, d.Seconds(), attrs)
-	}
-	subj := metric.WithAttributes(attribute.String("subject", subject))
-	if bytesIn > 0 {
-		in.bytesIn.Add(ctx, int64(bytesIn), subj)
-	}
-	if bytesOut > 0 {
-		in.bytesOut.Add(ctx, int64(bytesOut), subj)
-	}
-}
 
 func noopTracer() trace.Tracer { return tracenoop.NewTracerProvider().Tracer("") }
 
@@ -90,8 +38,9 @@ func (p *Pipeline) observe(h message.HandlerFunc) message.HandlerFunc {
 		defer span.End()
 		st := &state{requestID: m.Metadata.Get(contracts.HeaderMsgID)}
 		m.SetContext(context.WithValue(ctx, stateKey{}, st))
-
+		p.metrics.inFlightAdd(ctx, d.subject, 1)
 		out, err := h(m)
+		p.metrics.inFlightAdd(ctx, d.subject, -1)
 
 		if st.outcome == "" {
 			st.outcome = outcomeRetry
@@ -108,7 +57,7 @@ func (p *Pipeline) observe(h message.HandlerFunc) message.HandlerFunc {
 			span.RecordError(st.err)
 			span.SetStatus(codes.Error, st.outcome)
 		}
-		p.metrics.record(ctx, d.subject, st.outcome, elapsed, st.bytesIn, st.bytesOut)
+		p.metrics.record(ctx, d.subject, st, elapsed)
 		level := slog.LevelInfo
 		attrs := []slog.Attr{
 			slog.String("subject", d.subject),

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -153,6 +155,7 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 	if p.metrics, err = newInstruments(deps.Meter); err != nil {
 		return nil, err
 	}
+	p.metrics.zero(context.Background(), slices.Sorted(maps.Keys(handlers)))
 	if p.deps.Tracer == nil {
 		p.deps.Tracer = noopTracer()
 	}

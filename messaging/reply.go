@@ -12,36 +12,36 @@ import (
 )
 
 // reply publishes env to replyTo with core NATS, through the claim check when it is too large.
-// It returns the number of bytes of the reply body.
-func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply) (int, error) {
+// It returns the number of bytes of the reply body and whether it went by claim check.
+func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply) (int, bool, error) {
 	if replyTo == "" {
-		return 0, nil
+		return 0, false, nil
 	}
 	parts, err := encodeReply(env)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	hdr := nats.Header{}
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
 	msg, err := p.deps.Claims.PrepareParts(ctx, replyTo, hdr, parts...)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if err := p.deps.PubConn.PublishMsg(msg); err != nil {
-		return 0, fmt.Errorf("publish reply to %s: %w", replyTo, err)
+		return 0, false, fmt.Errorf("publish reply to %s: %w", replyTo, err)
 	}
 	// Core NATS publishes are fire and forget: a reply written to a connection whose server dies
 	// the next moment is lost, while the ack (on the other connection) may still get through. A
 	// round trip to the server proves it has the reply before the request is acked; without it
 	// the request fails as transient, is redelivered and answered again (at least once).
 	if err := p.deps.PubConn.FlushWithContext(ctx); err != nil {
-		return 0, fmt.Errorf("publish reply to %s: not confirmed by the server: %w", replyTo, err)
+		return 0, false, fmt.Errorf("publish reply to %s: not confirmed by the server: %w", replyTo, err)
 	}
 	n := 0
 	for _, part := range parts {
 		n += len(part)
 	}
-	return n, nil
+	return n, msg.Header.Get(contracts.HeaderClaimCheck) != "", nil
 }
 
 // encodeReply returns the reply's JSON as consecutive parts: the envelope's head, the already-encoded

@@ -34,6 +34,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 			Subject: subject, Header: hdr, Data: m.Payload, Delivery: deliveryOf(m).count,
 		})
 		st.bytesIn = out.BytesIn
+		st.claimedIn = out.BytesIn > 0 && hdr.Get(contracts.HeaderClaimCheck) != ""
 		if out.Reply.RequestID != "" {
 			st.requestID = out.Reply.RequestID
 		}
@@ -50,8 +51,8 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		// handler). It ends before AckWait, so the ack still reaches JetStream in time.
 		rctx, cancel := replyContext(ctx)
 		defer cancel()
-		n, err := p.reply(rctx, replyTo, out.Reply)
-		st.bytesOut = n
+		n, claimed, err := p.reply(rctx, replyTo, out.Reply)
+		st.bytesOut, st.claimedOut = n, claimed
 		return err
 	}
 }

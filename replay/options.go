@@ -45,6 +45,10 @@ type Options struct {
 	ResultsStream string
 	// Replicas of the results stream in a NATS cluster (default 1; the worker's JETSTREAM_REPLICAS).
 	Replicas int
+	// KeepMedia prints base64 media (data URLs, content_base64, image data) in the lines as they are;
+	// by default each is replaced by its decoded length and SHA-256. Published and stored replies
+	// are always whole.
+	KeepMedia bool
 	// Timeout bounds one request (default DefaultTimeout).
 	Timeout time.Duration
 	// ProgressEvery writes a progress line every this many requests (default

@@ -52,11 +52,18 @@ type Line struct {
 	Subject   string    `json:"subject"`
 	Time      time.Time `json:"time"`
 	RequestID string    `json:"request_id"`
+	// Headers are the request's NATS headers as stored (Nats-Msg-Id, Reply-To, traceparent,
+	// Claim-Check, ...).
+	Headers nats.Header `json:"headers,omitempty"`
 	// Request is the request body with its claim check resolved: the JSON itself, or a JSON string
-	// when the body is not valid JSON, or null when a claim check could not be resolved.
+	// when the body is not valid JSON, or null when a claim check could not be resolved. Media in it
+	// is elided unless Options.KeepMedia (see Reply).
 	Request json.RawMessage `json:"request"`
 	// Reply is the reply envelope the current code gives; for poison and transient outcomes, the
 	// error reply the caller would get once the pipeline gives up. Null for a skipped request.
+	// Unless Options.KeepMedia, every base64 media string in it (a data URL, base64 under
+	// content_base64, data, bytes or b64_json) is "<media image/png: N bytes, sha256 HEX>": the
+	// decoded length and digest, to compare with the stored object.
 	Reply   *contracts.Reply `json:"reply"`
 	Outcome string           `json:"outcome"`
 	// Error is the failure behind a poison or transient outcome, or why a request was skipped.
@@ -255,7 +262,7 @@ func (r *runner) finish(ctx context.Context, err error) (Summary, error) {
 // replay runs one stored request, writes its line and, as asked, publishes and stores its reply.
 func (r *runner) replay(ctx context.Context, msg jetstream.Msg, seq uint64, stamp time.Time) error {
 	subject := msg.Subject()
-	line := Line{Seq: seq, Subject: subject, Time: stamp, RequestID: msg.Headers().Get(contracts.HeaderMsgID)}
+	line := Line{Seq: seq, Subject: subject, Time: stamp, RequestID: msg.Headers().Get(contracts.HeaderMsgID), Headers: msg.Headers()}
 	r.sum.LastSeq = seq
 	p, ok := r.proc(subject)
 	if !ok {
@@ -359,6 +366,14 @@ func (r *runner) publish(ctx context.Context, p messaging.Processor, seq uint64,
 }
 
 func (r *runner) write(line Line) error {
+	if !r.opts.KeepMedia {
+		line.Request = elideMedia(line.Request)
+		if line.Reply != nil && len(line.Reply.Result) > 0 {
+			reply := *line.Reply
+			reply.Result = elideMedia(reply.Result)
+			line.Reply = &reply
+		}
+	}
 	if err := r.enc.Encode(line); err != nil {
 		return fmt.Errorf("replay: write line of seq %d: %w", line.Seq, err)
 	}

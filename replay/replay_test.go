@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -197,7 +198,7 @@ func TestReplay(t *testing.T) {
 	}
 
 	t.Run("every request in order with the worker's reply", func(t *testing.T) {
-		lines, raws, sum, progress := f.run(t, f.proc, replay.Options{ProgressEvery: 1})
+		lines, raws, sum, progress := f.run(t, f.proc, replay.Options{ProgressEvery: 1, KeepMedia: true})
 		if !slices.Equal(seqs(lines), seqRange(1, uint64(n))) {
 			t.Fatalf("seqs = %v, want 1..%d", seqs(lines), n)
 		}
@@ -232,6 +233,35 @@ func TestReplay(t *testing.T) {
 		}
 		if !strings.Contains(progress, fmt.Sprintf("replayed %d/%d (seq %d)", n, n, n)) {
 			t.Errorf("progress lacks the last step:\n%s", progress)
+		}
+	})
+
+	t.Run("media is shown as length and sha256 unless kept; headers are shown", func(t *testing.T) {
+		png := testfiles.PNG(16, 12)
+		for _, tc := range []struct {
+			seq  uint64
+			data []byte
+			want string
+		}{
+			{2, png, "<media image/png: %d bytes, sha256 %x>"}, // OpenAI image_url data URL
+			{8, big, "<media image/png: %d bytes, sha256 %x>"}, // claim-checked reply
+			{9, png, `"data":"<media: %d bytes, sha256 %x>"`},  // Anthropic source.data
+		} {
+			lines, raws, _, _ := f.run(t, f.proc, replay.Options{StartSeq: tc.seq, EndSeq: tc.seq})
+			if len(lines) != 1 {
+				t.Fatalf("seq %d: %d lines", tc.seq, len(lines))
+			}
+			want := fmt.Sprintf(tc.want, len(tc.data), sha256.Sum256(tc.data))
+			if reply := string(raws[0]["reply"]); !strings.Contains(reply, want) || strings.Contains(reply, ";base64,") || len(reply) > 2000 {
+				t.Errorf("seq %d: reply %.600s\nwant it to hold %s and no base64", tc.seq, reply, want)
+			}
+			if lines[0].Headers.Get(contracts.HeaderReplyTo) == "" || lines[0].Headers.Get(contracts.HeaderMsgID) != lines[0].RequestID {
+				t.Errorf("seq %d: headers %v, want the stored Reply-To and Nats-Msg-Id", tc.seq, lines[0].Headers)
+			}
+			kept, _, _, _ := f.run(t, f.proc, replay.Options{StartSeq: tc.seq, EndSeq: tc.seq, KeepMedia: true})
+			if !sameJSON(t, *kept[0].Reply, f.sent[tc.seq-1].reply) {
+				t.Errorf("seq %d: --keep-media reply differs from the worker's", tc.seq)
+			}
 		}
 	})
 
@@ -363,7 +393,7 @@ func TestReplay(t *testing.T) {
 		if err := obs.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		lines, _, _, _ := f.run(t, f.proc, replay.Options{PublishTo: "replay.out"})
+		lines, _, _, _ := f.run(t, f.proc, replay.Options{PublishTo: "replay.out", KeepMedia: true})
 		if len(lines) != n {
 			t.Fatalf("%d lines, want %d", len(lines), n)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 
@@ -87,6 +88,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		url = s.embedded.ClientURL()
 		log.Info("embedded nats-server started", "url", url, "store", filepath.Join(cfg.DataDir, "jetstream"))
 	}
+	logStart(log, cfg, url, s.embedded != nil, s.telemetry)
 	// Dependencies that are still starting (a NATS or MinIO pod scheduled at the same time) are
 	// waited for, within StartupTimeout, instead of failing the start.
 	if err := retryStartup(ctx, log, "nats", func() error {
@@ -117,7 +119,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return nil, fmt.Errorf("LLM_SERVICES_FILE: %w", err)
 		}
 	}
-	c, err := Build(ctx, cfg, js, s.store, s.capabilities(), s.telemetry.MeterProvider.Meter("artifact-worker"), log)
+	meter := s.telemetry.MeterProvider.Meter("artifact-worker")
+	if err := countReloads(meter, s.registry); err != nil {
+		return nil, err
+	}
+	c, err := Build(ctx, cfg, js, s.store, s.capabilities(), meter, log)
 	if err != nil {
 		// A JetStream API call the user may not make fails as a timeout; the server told the
 		// connection why.
@@ -140,7 +146,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		CompleteError: handlers.CompleteToolError,
 		Logger:        log,
 		Tracer:        s.telemetry.TracerProvider.Tracer("artifact-worker"),
-		Meter:         s.telemetry.MeterProvider.Meter("artifact-worker"),
+		Meter:         meter,
 	}, c.Handlers)
 	if err != nil {
 		return nil, err
@@ -194,14 +200,20 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	// Requests carry at most an artifact in base64 (file_written) or a context of images
 	// (preprocess): bound what one claim-checked request may make a replica download.
 	claims = claims.Limit(max(claimcheck.DefaultMaxBody, 2*cfg.MaxArtifactSize+1<<20))
-	files, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{Replicas: cfg.JetStreamReplicas})
+	metas, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{Replicas: cfg.JetStreamReplicas})
 	if err != nil {
 		return nil, fmt.Errorf("workspace metadata: %w", err)
 	}
-	history, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL, Replicas: cfg.JetStreamReplicas})
+	cache, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL, Replicas: cfg.JetStreamReplicas})
 	if err != nil {
 		return nil, fmt.Errorf("history image cache: %w", err)
 	}
+	// Spans for storage and KV calls, children of the request's span (no-ops unless telemetry.Setup
+	// installed a tracer provider).
+	tracer := otel.GetTracerProvider().Tracer("artifact-worker")
+	store = tracedStore{Store: store, tracer: tracer}
+	files := tracedFiles{MetaStore: metas, tracer: tracer}
+	history := tracedHistory{Cache: cache, tracer: tracer}
 	artifacts := &handlers.Artifacts{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	if meter == nil {
 		meter = noop.NewMeterProvider().Meter("")
@@ -210,6 +222,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
+	tokens.Zero(ctx, []string{contracts.SubjectGetArtifact, contracts.SubjectGetHistoryImage}, contracts.Dialects)
 	formats, _ := caps.(handlers.ModelFormats)
 	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Formats: formats, Files: files, MaxSize: cfg.MaxArtifactSize, Tokens: tokens,
 		Extraction: handlers.Extraction{MaxChars: cfg.ExtractMaxChars, Timeout: cfg.ExtractTimeout}}
@@ -303,7 +316,7 @@ func (s *Service) Run(ctx context.Context) error {
 		runErr = fmt.Errorf("pipeline: %w", runErr)
 	case <-ctx.Done():
 	}
-	s.log.Info("shutting down", "drain_timeout", s.cfg.DrainTimeout.String())
+	s.log.Info("shutting down", append(stopReason(context.Cause(ctx)), "drain_timeout", s.cfg.DrainTimeout.String())...)
 	if s.front != nil {
 		// No new plain requests are taken; those already stored are handled (or redelivered).
 		_ = s.front.Stop()

@@ -25,12 +25,13 @@ import (
 
 const replayUsage = `usage: worker replay [--subject S]... [--start-seq N | --since 1h | --start-time RFC3339]
                      [--end-seq N] [--end-time RFC3339] [--limit N] [--publish SUBJECT] [--results]
-                     [--timeout 30s] [worker settings]
+                     [--keep-media] [--timeout 30s] [worker settings]
 
 Runs the requests stored in the worker's stream through the current handlers and prints one JSON line
-per request (request and reply) on stdout; progress and the summary go to stderr. Nothing is sent to
-the requests' Reply-To. Handlers run with their side effects (workspace.file_written records the write
-again): filter with --subject to replay read-only subjects only.`
+per request (headers, request and reply) on stdout, base64 media shortened to its length and sha256
+unless --keep-media; progress and the summary go to stderr. Nothing is sent to the requests'
+Reply-To. Handlers run with their side effects (workspace.file_written records the write again):
+filter with --subject to replay read-only subjects only.`
 
 // replayFlags are the flags of `worker replay` besides the worker's settings.
 type replayFlags struct {
@@ -43,6 +44,7 @@ type replayFlags struct {
 	limit     int
 	publish   string
 	results   bool
+	keepMedia bool
 	timeout   time.Duration
 }
 
@@ -56,6 +58,7 @@ func (f *replayFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.limit, "limit", 0, "replay at most this many requests (0: no limit)")
 	fs.StringVar(&f.publish, "publish", "", "also publish every reply to this subject (never to the original Reply-To)")
 	fs.BoolVar(&f.results, "results", false, "keep the replies in the "+replay.DefaultResultsStream+" stream and report which changed since the last replay")
+	fs.BoolVar(&f.keepMedia, "keep-media", false, "print base64 media in full (default: its length and sha256)")
 	fs.DurationVar(&f.timeout, "timeout", replay.DefaultTimeout, "bound on one request")
 }
 
@@ -68,6 +71,7 @@ func (f *replayFlags) options(now time.Time) (replay.Options, error) {
 		Limit:     f.limit,
 		PublishTo: f.publish,
 		Results:   f.results,
+		KeepMedia: f.keepMedia,
 		Timeout:   f.timeout,
 	}
 	var errs []error

@@ -39,7 +39,7 @@ embedded nats-server on EMBEDDED_NATS_ADDR and keeps its data under DATA_DIR.`, 
 		return exitUsage
 	}
 	log := newLogger(cfg)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	svc, err := service.New(ctx, cfg, log)
 	if se := (*service.SettingError)(nil); errors.As(err, &se) {
@@ -56,6 +56,27 @@ embedded nats-server on EMBEDDED_NATS_ADDR and keeps its data under DATA_DIR.`, 
 		return exitFailure
 	}
 	return exitOK
+}
+
+// signalContext is cancelled by SIGTERM or SIGINT, with a service.Stopped cause naming the signal.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		if sig, ok := <-sigs; ok {
+			name := "SIGTERM"
+			if sig == syscall.SIGINT {
+				name = "SIGINT"
+			}
+			cancel(service.Stopped{Signal: name})
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(sigs)
+		cancel(nil)
+	}
 }
 
 func newLogger(cfg service.Config) *slog.Logger {

@@ -110,7 +110,11 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{"OTEL_SDK_DISABLED", "disable OpenTelemetry", boolean(func(c *service.Config) *bool { return &c.OTelDisabled })},
+	// The OTel specification: "true" in any case disables the SDK; every other value leaves it on.
+	{"OTEL_SDK_DISABLED", "true disables OpenTelemetry (traces and the worker_* metrics); any other value leaves it on", func(c *service.Config, v string) error {
+		c.OTelDisabled = strings.EqualFold(strings.TrimSpace(v), "true")
+		return nil
+	}},
 }
 
 func flagName(env string) string { return strings.ReplaceAll(strings.ToLower(env), "_", "-") }

@@ -149,3 +149,17 @@ func TestLoadConfigSecuritySettings(t *testing.T) {
 		})
 	}
 }
+
+// OTEL_SDK_DISABLED as the OTel specification reads it: "true" in any case disables, any other value
+// (including one that is not a boolean) leaves the SDK on and is not a bad setting.
+func TestOTelSDKDisabledFollowsTheSpecification(t *testing.T) {
+	for v, want := range map[string]bool{"true": true, "TRUE": true, " True ": true, "false": false, "1": false, "yes": false, "": false} {
+		cfg, _, err := loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(map[string]string{"OTEL_SDK_DISABLED": v}))
+		if err != nil {
+			t.Fatalf("OTEL_SDK_DISABLED=%q: %v", v, err)
+		}
+		if cfg.OTelDisabled != want {
+			t.Errorf("OTEL_SDK_DISABLED=%q: disabled=%v, want %v", v, cfg.OTelDisabled, want)
+		}
+	}
+}
