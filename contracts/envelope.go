@@ -52,11 +52,12 @@ const (
 )
 
 // ErrorCodes lists every Code* constant (the enum of reply.json), for callers that enumerate them
-// (the worker's metrics create one series per code).
+// (the worker's metrics create one series per code); a test keeps it equal to the schema's enum.
 var ErrorCodes = []string{
 	CodeInvalidRequest, CodeArtifactNotFound, CodeInvalidArtifactID, CodePathTraversalBlocked,
 	CodeInvalidPath, CodeMissingMimeType, CodeFileNotFound, CodePermissionDenied, CodeWriteFailed,
-	CodeInvalidImageID, CodeImageNotFound, CodePayloadTooLarge, CodeUnavailable, CodeInternal,
+	CodeMetadataNotRecorded, CodeInvalidImageID, CodeImageNotFound, CodePayloadTooLarge,
+	CodeUnavailable, CodeInternal, CodeDuplicateRequest,
 }
 
 // Envelope is the part every request shares; it is what the worker decodes first.
