@@ -63,13 +63,15 @@ type carriage struct {
 	any                           bool
 }
 
+var openAIImages = []string{"png", "jpeg", "gif", "webp"}
+
 var dialectCarriage = map[string]carriage{
 	// image_url, file (PDF) and input_audio (wav, mp3) parts in the follow-up user message.
-	contracts.DialectOpenAIChat: {document: []string{"pdf"}, audio: []string{"wav", "mp3"}, video: []string{}},
+	contracts.DialectOpenAIChat: {image: openAIImages, document: []string{"pdf"}, audio: []string{"wav", "mp3"}, video: []string{}},
 	// input_image and input_file (PDF) in function_call_output.output; input_audio is not allowed there.
-	contracts.DialectOpenAIResponses: {document: []string{"pdf"}, audio: []string{}, video: []string{}},
-	// image and document (PDF) blocks in tool_result.content.
-	contracts.DialectAnthropic: {document: []string{"pdf"}, audio: []string{}, video: []string{}},
+	contracts.DialectOpenAIResponses: {image: openAIImages, document: []string{"pdf"}, audio: []string{}, video: []string{}},
+	// image (its source's media_type enum) and document (PDF) blocks in tool_result.content.
+	contracts.DialectAnthropic: {image: []string{"jpeg", "png", "gif", "webp"}, document: []string{"pdf"}, audio: []string{}, video: []string{}},
 	// inlineData parts of functionResponse: any MIME type the model takes.
 	contracts.DialectGemini: {any: true},
 	// image, document and video blocks of toolResult.content, each with a closed list of formats.

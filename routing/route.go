@@ -43,8 +43,9 @@ type Input struct {
 
 // acceptedImageFormats are the image formats some supported model API accepts as they are
 // (PROVIDERS.md): OpenAI, Anthropic and Gemini all take PNG, JPEG and WEBP; OpenAI and Anthropic
-// take GIF. Assemble sends no other image.
-var acceptedImageFormats = map[string]bool{"png": true, "jpeg": true, "gif": true, "webp": true}
+// take GIF; Gemini takes HEIC and HEIF. Assemble sends no other image, whatever a registry says;
+// which of them a model takes is its Formats, which a dialect carries DialectCarries.
+var acceptedImageFormats = map[string]bool{"png": true, "jpeg": true, "gif": true, "webp": true, "heic": true, "heif": true}
 
 // Route decides how an artifact reaches the model and builds the seeds' ContentRouteResult.
 //
@@ -191,7 +192,7 @@ func fitImage(data []byte, format string, f Formats, dialect string) (imaging.Re
 func imageTarget(accepted []string, l ImageLimits) imaging.Target {
 	var formats []string
 	for _, f := range accepted {
-		if acceptedImageFormats[f] || f == "heic" || f == "heif" {
+		if acceptedImageFormats[f] {
 			formats = append(formats, f)
 		}
 	}
