@@ -4,15 +4,16 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test unit integration deploy-check sdk-check bench lint tools js-deps clean
+.PHONY: all build run test unit integration deploy-check sdk-check image image-check fuzz bench lint tools js-deps clean
 
 all: lint test
 
 # The commit `worker version` prints (GOFLAGS=-buildvcs=false keeps Go from stamping it).
 LDFLAGS := -X github.com/agentworks/artifact-worker/internal/buildinfo.Commit=$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
+## build: bin/worker, static (CGO_ENABLED=0): it runs on any Linux and in the scratch image
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/worker ./cmd/worker
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/worker ./cmd/worker
 
 ## run: the worker with an embedded nats-server (127.0.0.1:4222) and a local store under ./data
 run: build
@@ -36,6 +37,7 @@ test: tools js-deps
 	$(MAKE) integration
 	$(MAKE) deploy-check
 	$(MAKE) sdk-check
+	$(MAKE) image-check
 
 ## integration: the multi-process suite only (also part of `make test`)
 integration: tools js-deps
@@ -50,6 +52,19 @@ deploy-check:
 ## sdkcheck/, so the worker never links the SDKs)
 sdk-check:
 	cd sdkcheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## image: the container image artifact-worker:dev from the static bin/worker (deployments/Dockerfile.prebuilt)
+image: build
+	./scripts/image-context.sh $(BIN)/worker $(BIN)/image
+	buildah bud --isolation chroot -f deployments/Dockerfile.prebuilt -t artifact-worker:dev $(BIN)/image
+
+## image-check: builds the image with buildah (the Debian package, installed when missing), checks the
+## Compose file and manifests against it, runs `worker version` and `worker run` from it against a test
+## NATS and MinIO until a get_artifact is answered (skips, saying why, only when buildah cannot be installed)
+image-check: tools
+	@reason="$$(./scripts/install-buildah.sh)"; \
+	ARTIFACT_WORKER_IMAGE_CHECK=1 ARTIFACT_WORKER_BUILDAH_UNAVAILABLE="$$reason" \
+	  $(GO) test -count=1 -v -timeout 10m -run '^TestImage$$' ./integration/
 
 bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./handlers/... ./routing/... ./historyimage/... ./imaging/... ./extract/...
