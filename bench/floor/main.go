@@ -52,14 +52,16 @@ import (
 const bucket = "bench"
 
 var (
-	binDir     = flag.String("bin", "bin", "directory holding the worker and floor binaries")
-	natsServer = flag.String("nats-server", ".tools/bin/nats-server", "nats-server binary")
-	rounds     = flag.Int("rounds", 6, "rounds per pipeline and case (they alternate)")
-	scale      = flag.Float64("scale", 1, "multiplies the requests per round")
-	only       = flag.String("only", "latency,memory,preprocess,replicas", "parts to run: latency, memory, preprocess, replicas, soak")
-	sizesFlag  = flag.String("sizes", "100KB,1MB", "image sizes of the latency part")
-	soakFor    = flag.Duration("soak", 3*time.Minute, "how long the soak part sends claim-checked traffic")
-	workerEnv  = flag.String("worker-env", "", "extra worker settings, comma-separated KEY=VALUE (e.g. CONCURRENCY=16)")
+	binDir       = flag.String("bin", "bin", "directory holding the worker and floor binaries")
+	natsServer   = flag.String("nats-server", ".tools/bin/nats-server", "nats-server binary")
+	rounds       = flag.Int("rounds", 6, "rounds per pipeline and case (they alternate)")
+	scale        = flag.Float64("scale", 1, "multiplies the requests per round")
+	only         = flag.String("only", "latency,memory,preprocess,replicas", "parts to run: latency, memory, preprocess, replicas, soak")
+	sizesFlag    = flag.String("sizes", "100KB,1MB", "image sizes of the latency part")
+	soakEmbedded = flag.Bool("soak-embedded", false, "soak a worker running its embedded nats-server (in its own process) instead of the shared one")
+	soakPprof    = flag.String("soak-pprof", "", "PPROF_ADDR of the -soak-embedded worker (built with WORKER_TAGS=pprof)")
+	soakFor      = flag.Duration("soak", 3*time.Minute, "how long the soak part sends claim-checked traffic")
+	workerEnv    = flag.String("worker-env", "", "extra worker settings, comma-separated KEY=VALUE (e.g. CONCURRENCY=16)")
 )
 
 func main() {
@@ -613,8 +615,44 @@ func (b *bench) soak(ctx context.Context) error {
 		out, _ := json.Marshal(map[string]any{"request_id": reqID("soak"), "ref": "artifact:img-soak", "capabilities": []string{"vision"}, "media": "assembly", "padding": pad})
 		return out
 	}
+	server := "the shared nats-server"
+	if *soakEmbedded {
+		// A worker with its embedded nats-server: the heap below is the worker's and the server's.
+		server = "its embedded nats-server"
+		addr := freeAddr()
+		var env []string
+		for _, kv := range b.env {
+			if !strings.HasPrefix(kv, "NATS_URL=") && !strings.HasPrefix(kv, "DATA_DIR=") {
+				env = append(env, kv)
+			}
+		}
+		dir, err := os.MkdirTemp("", "bench-floor-embedded-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		env = append(env, "EMBEDDED_NATS_ADDR="+addr, "DATA_DIR="+dir)
+		if *soakPprof != "" {
+			env = append(env, "PPROF_ADDR="+*soakPprof)
+		}
+		w, err := startWorker(ctx, env)
+		if err != nil {
+			return err
+		}
+		defer w.stop()
+		nc, err := connectWait(ctx, "nats://"+addr)
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		c, err := client.New(ctx, nc)
+		if err != nil {
+			return err
+		}
+		b = &bench{c: c, s3: b.s3, worker: w, env: b.env}
+	}
 	fmt.Println()
-	fmt.Printf("## Soak: claim-checked requests (%s) and replies, 8 in flight for %s, then 30 s idle\n", kb(len(body(0))), *soakFor)
+	fmt.Printf("## Soak: claim-checked requests (%s) and replies, 8 in flight for %s, then 30 s idle; worker on %s\n", kb(len(body(0))), *soakFor, server)
 	fmt.Println()
 	fmt.Println("| time | requests | worker heap in use | worker RSS |")
 	fmt.Println("|---|---|---|---|")
