@@ -231,6 +231,11 @@ func (p *Pipeline) Run(ctx context.Context) error {
 // Ready reports whether every consumer is bound, pulls work, and the pipeline is not shutting down.
 func (p *Pipeline) Ready() bool { return p.bound.Load() && p.sub.Healthy() && !p.draining.Load() }
 
+// Activity reports the requests in flight now and the requests taken since the pipeline started.
+func (p *Pipeline) Activity() (inFlight int64, taken uint64) {
+	return p.sub.inflight.Load(), p.sub.handled.Load()
+}
+
 // Running is closed once every handler has subscribed.
 func (p *Pipeline) Running() <-chan struct{} { return p.router.Running() }
 

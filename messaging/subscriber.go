@@ -50,6 +50,7 @@ type subscriber struct {
 	closed   bool
 	outputs  sync.WaitGroup // slot goroutines; Add happens under mu while not stopped
 	inflight atomic.Int64   // messages between fetch and ack/nak
+	handled  atomic.Uint64  // messages fetched so far
 	failing  atomic.Int64   // slots whose last pull failed
 }
 
@@ -133,6 +134,7 @@ func (s *subscriber) next(ctx context.Context, cons jetstream.Consumer) (jetstre
 // handle gives one message to the router, waits until the handler returned, and settles the message
 // with JetStream.
 func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *message.Message) {
+	s.handled.Add(1)
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	m := toMessage(msg)

@@ -297,6 +297,7 @@ func (s *Service) Run(ctx context.Context) error {
 	if s.registry != nil {
 		go s.registry.Run(runCtx)
 	}
+	go releaseWhenIdle(runCtx, s.pipeline.Activity, time.Second, idleRelease, freeMemory)
 	pipelineDone := make(chan error, 1)
 	go func() { pipelineDone <- s.pipeline.Run(runCtx) }()
 	var runErr error
