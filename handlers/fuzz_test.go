@@ -40,6 +40,8 @@ func FuzzRequests(f *testing.F) {
 		`{"request_id":"1","id":"a"}`,
 		`{"request_id":"1","messages":[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]],["human","x"]]}`,
 		`{"request_id":"1","ref":42}`, `[]`, `null`, `{"request_id":"1","ref":"../../x"}`,
+		"{\"request_id\":\"1\",\"ref\":\"a\xff\"}", `{"request_id":"1","Ref":"a","serviceId":"x"}`, `{"request_id":"1","id":"a\ud800"}`,
+		`{"request_id":"1","messages":[["human",[{"type":"image","base64":"QUJD"}]],["human","x"]]}`,
 	} {
 		f.Add([]byte(seed))
 	}
