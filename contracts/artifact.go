@@ -242,11 +242,19 @@ type Usage struct {
 	Basis string `json:"basis"`
 }
 
-// Assembly holds what the agent runtime sends to the model for a tool call's result.
+// Assembly holds what the agent runtime sends to the model for a tool call's result, in Dialect.
+// ToolContent goes where the dialect's API puts a tool's result:
 //
-// openai-chat: ToolContent is a string (tool messages take text only) and, when media is routed to
-// the model, FollowUp holds one user message carrying it. anthropic: ToolContent is the content list
-// of the tool_result block (text plus an image or document block); FollowUp is empty.
+//   - openai-chat: the tool message's content, a string (tool messages take text only); when media
+//     is routed to the model, FollowUp holds one user message carrying it. With several tool calls
+//     in one turn, every tool message comes first, then the follow-ups in call order.
+//   - openai-responses: function_call_output.output (a string, or input_text/input_image/input_file).
+//   - anthropic: the tool_result block's content list (text, image, document blocks).
+//   - gemini: a functionResponse object without name and id ({"response":{"output"},"parts"}).
+//   - bedrock-converse: toolResult.content (text, image, document, video blocks).
+//   - langchain: a ToolMessage's content, LangChain v1 standard blocks.
+//
+// FollowUp is empty except for openai-chat. client.Turn builds a whole turn from several results.
 type Assembly struct {
 	Dialect     string          `json:"dialect"`
 	ToolContent json.RawMessage `json:"toolContent"`

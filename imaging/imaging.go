@@ -15,6 +15,7 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"math"
 	"slices"
 
@@ -262,29 +263,32 @@ func opaque(img image.Image) bool {
 	return false
 }
 
+// codec is what this package decodes of one format.
+type codec struct {
+	config func(io.Reader) (image.Config, error)
+	decode func(io.Reader) (image.Image, error) // a GIF's first frame
+}
+
+var codecs = map[string]codec{
+	"png":  {png.DecodeConfig, png.Decode},
+	"jpeg": {jpeg.DecodeConfig, jpeg.Decode},
+	"gif":  {gif.DecodeConfig, gif.Decode},
+	"webp": {webp.DecodeConfig, webp.Decode},
+	"bmp":  {bmp.DecodeConfig, bmp.Decode},
+	"tiff": {tiff.DecodeConfig, tiff.Decode},
+}
+
 func decodeConfig(data []byte, format string) (image.Config, error) {
-	r := bytes.NewReader(data)
-	switch format {
-	case "png":
-		return png.DecodeConfig(r)
-	case "jpeg":
-		return jpeg.DecodeConfig(r)
-	case "gif":
-		return gif.DecodeConfig(r)
-	case "webp":
-		return webp.DecodeConfig(r)
-	case "bmp":
-		return bmp.DecodeConfig(r)
-	case "tiff":
-		return tiff.DecodeConfig(r)
+	c, ok := codecs[format]
+	if !ok {
+		return image.Config{}, fmt.Errorf("no decoder for %q", format)
 	}
-	return image.Config{}, fmt.Errorf("no decoder for %q", format)
+	return c.config(bytes.NewReader(data))
 }
 
 // unsupported is ErrUnsupported for a decoding failure, also ErrDamaged when format is decoded here.
 func unsupported(format string, err error) error {
-	switch format {
-	case "png", "jpeg", "gif", "webp", "bmp", "tiff":
+	if _, decoded := codecs[format]; decoded {
 		return fmt.Errorf("%w: %w: %s: %v", ErrUnsupported, ErrDamaged, format, err)
 	}
 	return fmt.Errorf("%w: %s: %v", ErrUnsupported, format, err)
@@ -292,22 +296,11 @@ func unsupported(format string, err error) error {
 
 // decode reads the image; for a GIF, its first frame.
 func decode(data []byte, format string) (image.Image, error) {
-	r := bytes.NewReader(data)
-	switch format {
-	case "png":
-		return png.Decode(r)
-	case "jpeg":
-		return jpeg.Decode(r)
-	case "gif":
-		return gif.Decode(r)
-	case "webp":
-		return webp.Decode(r)
-	case "bmp":
-		return bmp.Decode(r)
-	case "tiff":
-		return tiff.Decode(r)
+	c, ok := codecs[format]
+	if !ok {
+		return nil, fmt.Errorf("no decoder for %q", format)
 	}
-	return nil, fmt.Errorf("no decoder for %q", format)
+	return c.decode(bytes.NewReader(data))
 }
 
 // orient applies an EXIF orientation (2..8) to img, copying whole pixels of an RGBA buffer.

@@ -13,10 +13,17 @@
 //     description in the request's locale ("[无法读取] a.pdf (artifact:a1)", "类型: PDF 文档",
 //     "大小: 1.2 MB", 000's closing sentence; "[Cannot read] …" in English); content that exists but
 //     cannot be processed is 000's "[文件处理失败: a.pdf]" description.
-//   - Assemble turns a ContentRouteResult into the message parts of a dialect (AssembleText: a
-//     text-only tool result, which error replies use): openai-chat (a
-//     string tool message plus, for media, one user message that carries it) or anthropic (a
-//     tool_result content list with image or document blocks).
+//   - Assemble turns a ContentRouteResult into the tool-result parts of a dialect (AssembleText: a
+//     text-only tool result, which error replies use; AssembleImage: a history image):
+//     openai-chat (a string tool message plus, for media, one user message that carries it),
+//     openai-responses, anthropic, gemini, bedrock-converse or langchain (ParseDialect is the one
+//     validator of dialect names; DialectCarries says what each can hold).
+//   - EstimateUsage (ImageUsage, TextUsage) estimates the input tokens of what is sent against the
+//     same media as base64 text.
+//
+// What a model accepts is its Formats (per modality, with image limits; the registry's formats):
+// Route sends image_url or file only for an accepted format the dialect carries, and fits images
+// with the imaging package (FitImage does the same for a history image).
 //
 // # Contract
 //
@@ -34,7 +41,9 @@
 // accepts it as an image. An empty file is empty text. A TooLarge text artifact keeps content
 // type text, with a description in Content and metadata.tooLarge set.
 //
-// Images routed as image_url are PNG, JPEG, GIF and WEBP, the formats OpenAI and Anthropic both
-// accept (OpenAI rejects animated GIFs; they are not told apart here). BMP, TIFF, AVIF, HEIC and
-// the like are described with a suggestion to convert them.
+// Images routed as image_url are in a format the model takes (PNG, JPEG, GIF, WEBP; HEIC and HEIF
+// for Gemini): BMP, TIFF, a GIF the model does not take and an animated GIF for a static-only API
+// are converted to PNG (or JPEG), an image over the model's limits is downscaled, a JPEG's EXIF
+// orientation is applied. What cannot be converted (AVIF, HEIC for OpenAI) is described with the
+// formats the model accepts.
 package routing
