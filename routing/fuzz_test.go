@@ -1,6 +1,7 @@
 package routing_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -34,10 +35,16 @@ func FuzzDetect(f *testing.F) {
 		if len(head) > 0 && whole && d.IsText && !isPlainText(head) {
 			t.Fatalf("bytes %q detected as text", head)
 		}
+		dialect := contracts.Dialects[len(head)%len(contracts.Dialects)]
 		r := routing.Route(routing.Input{ID: "f", Filename: filename, DeclaredMIME: declared, Content: head,
-			Capabilities: routing.NewCapabilities("vision", "file", "audio", "video")})
+			Capabilities: routing.NewCapabilities("vision", "file", "audio", "video"), Dialect: dialect})
 		if r.ContentType == contracts.ContentText && r.Content != string(head) {
 			t.Fatalf("text content %q differs from %q", r.Content, head)
+		}
+		for _, d := range contracts.Dialects {
+			if a := routing.Assemble(r, d); !json.Valid(a.ToolContent) {
+				t.Fatalf("%s toolContent is not JSON: %s", d, a.ToolContent)
+			}
 		}
 	})
 }

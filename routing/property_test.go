@@ -126,7 +126,7 @@ func TestPropertyBinaryNeverInText(t *testing.T) { // INV-1
 			assertNoPayload(t, "content", r.Content, c.data)
 			assertDesignDocumentShape(t, r)
 		}
-		for _, d := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic} {
+		for _, d := range contracts.Dialects {
 			a := routing.Assemble(r, d)
 			for _, s := range textFields(t, a) {
 				if carriesText && strings.HasPrefix(s, r.Content) {
@@ -154,8 +154,8 @@ func assertNoPayload(t *rapid.T, what, s string, data []byte) {
 	}
 }
 
-// textFields returns every string a model reads as text in an assembly: a string ToolContent and
-// the "text" of every part.
+// textFields returns every string a model reads as text in an assembly: a string ToolContent, the
+// "text" of every part, and gemini's response fields.
 func textFields(t *rapid.T, a contracts.Assembly) []string {
 	var out []string
 	var walk func(v any)
@@ -170,6 +170,11 @@ func textFields(t *rapid.T, a contracts.Assembly) []string {
 		case map[string]any:
 			if s, ok := v["text"].(string); ok {
 				out = append(out, s)
+			}
+			if r, ok := v["response"].(map[string]any); ok { // gemini's functionResponse
+				for _, s := range r {
+					walk(s)
+				}
 			}
 		}
 	}
@@ -310,7 +315,7 @@ func TestPropertyDowngradeNeverThrows(t *testing.T) { // INV-5
 				t.Fatalf("no description: %q", r.Content)
 			}
 		}
-		for _, d := range []string{"", contracts.DialectOpenAIChat, contracts.DialectAnthropic, "x"} {
+		for _, d := range append([]string{"", "x"}, contracts.Dialects...) {
 			if a := routing.Assemble(r, d); !json.Valid(a.ToolContent) {
 				t.Fatalf("invalid toolContent %s", a.ToolContent)
 			}
