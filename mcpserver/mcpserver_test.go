@@ -71,6 +71,7 @@ func TestMCPTools(t *testing.T) {
 	png := testfiles.PNG(16, 16)
 	w.PutArtifact("mcp-img", "image/png", "chart.png", png)
 	w.PutArtifact("mcp-pdf", "application/pdf", "report.pdf", testfiles.PDF())
+	w.PutArtifact("mcp-wav", "audio/wav", "hello.wav", testfiles.WAV())
 
 	t.Run("list tools", func(t *testing.T) {
 		cs := session(t, w, mcpserver.Config{})
@@ -127,6 +128,14 @@ func TestMCPTools(t *testing.T) {
 		er, ok := res.Content[len(res.Content)-1].(*mcp.EmbeddedResource)
 		if !ok || er.Resource.MIMEType != "application/pdf" || !bytes.Equal(er.Resource.Blob, testfiles.PDF()) || er.Resource.URI != "artifact:mcp-pdf" {
 			t.Fatalf("result %+v, want the PDF as an embedded resource", res.Content)
+		}
+	})
+
+	t.Run("audio block for a model that hears", func(t *testing.T) {
+		res := call(t, session(t, w, mcpserver.Config{Capabilities: []string{"text", "audio"}}), "get_artifact", map[string]any{"ref": "mcp-wav"})
+		au, ok := res.Content[len(res.Content)-1].(*mcp.AudioContent)
+		if res.IsError || !ok || !strings.HasPrefix(au.MIMEType, "audio/") || !bytes.Equal(au.Data, testfiles.WAV()) {
+			t.Fatalf("result %+v, want the WAV as an audio block", res.Content)
 		}
 	})
 
