@@ -202,6 +202,23 @@ func TestGetArtifactAssemblyDialects(t *testing.T) {
 			t.Fatalf("no image block with the artifact's bytes: %.300s", res.Assembly.ToolContent)
 		}
 	})
+	t.Run("every dialect carries the bytes once in its own part, with usage", func(t *testing.T) {
+		part := map[string]string{
+			contracts.DialectOpenAIResponses: `"type":"input_image","image_url":"data:image/png;base64,` + b64 + `"`,
+			contracts.DialectGemini:          `"inlineData":{"mimeType":"image/png","data":"` + b64 + `"}`,
+			contracts.DialectBedrockConverse: `"image":{"format":"png","source":{"bytes":"` + b64 + `"}}`,
+			contracts.DialectLangChain:       `"type":"image","base64":"` + b64 + `","mime_type":"image/png"`,
+		}
+		for d, want := range part {
+			rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "vision-model", Dialect: d, Media: contracts.MediaAssembly})
+			if !rep.OK || res.Assembly.Dialect != d || !strings.Contains(string(res.Assembly.ToolContent), want) || len(res.Assembly.FollowUp) != 0 {
+				t.Errorf("%s: %+v %.300s", d, rep.Error, res.Assembly.ToolContent)
+			}
+			if bytes.Count(rep.Result, []byte(b64)) != 1 || res.Usage.TokensSaved == 0 || res.ImageProcessing == nil {
+				t.Errorf("%s: %d copies of the image, usage %+v, imageProcessing %+v", d, bytes.Count(rep.Result, []byte(b64)), res.Usage, res.ImageProcessing)
+			}
+		}
+	})
 	// media asks for one copy of the image: the reply's raw bytes hold its base64 exactly once.
 	for _, tt := range []struct {
 		media              string
