@@ -2,15 +2,16 @@ package handlers
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/agentworks/artifact-worker/internal/rawjson"
 )
 
-// The functions in this file walk JSON that encoding/json has already accepted, by byte offsets,
-// without decoding it: they see what encoding/json hides (it replaces invalid UTF-8 and lone
-// surrogate escapes by U+FFFD without a word, and drops members it has no field for). They must
-// never be used on input that was not validated.
+// The functions in this file walk JSON that encoding/json has already accepted (with rawjson): they
+// see what encoding/json hides (it replaces invalid UTF-8 and lone surrogate escapes by U+FFFD
+// without a word, and drops members it has no field for). They must never be used on input that
+// was not validated.
 
 // member is a top-level member of a JSON object.
 type member struct {
@@ -21,20 +22,20 @@ type member struct {
 
 // members returns the members of the JSON object b, in order; nil when b is not an object.
 func members(b []byte) []member {
-	i := skipSpace(b, 0)
+	i := rawjson.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil
 	}
 	var out []member
-	for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; {
+	for i = rawjson.SkipSpace(b, i+1); i < len(b) && b[i] != '}'; {
 		ks := i
-		ke := stringEnd(b, i)
-		i = skipSpace(b, skipSpace(b, ke)+1) // past ':'
-		e := valueEnd(b, i)
-		out = append(out, member{name: unquote(b[ks:ke]), key: b[ks:ke], value: b[i:e]})
-		i = skipSpace(b, e)
+		ke := rawjson.StringEnd(b, i)
+		i = rawjson.SkipSpace(b, rawjson.SkipSpace(b, ke)+1) // past ':'
+		e := rawjson.ValueEnd(b, i)
+		out = append(out, member{name: rawjson.Unquote(b[ks:ke]), key: b[ks:ke], value: b[i:e]})
+		i = rawjson.SkipSpace(b, e)
 		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = rawjson.SkipSpace(b, i+1)
 		}
 	}
 	return out
@@ -47,7 +48,7 @@ func badText(b []byte, root string) (path string, bad bool) {
 	if utf8.Valid(b) && !hasSurrogateEscape(b) {
 		return "", false
 	}
-	_, path, bad = walkText(b, skipSpace(b, 0), root)
+	_, path, bad = walkText(b, rawjson.SkipSpace(b, 0), root)
 	return path, bad
 }
 
@@ -69,27 +70,27 @@ func hasSurrogateEscape(b []byte) bool {
 func walkText(b []byte, i int, path string) (end int, badPath string, bad bool) {
 	switch b[i] {
 	case '"':
-		e := stringEnd(b, i)
+		e := rawjson.StringEnd(b, i)
 		return e, path, !goodText(b[i+1 : e-1])
 	case '{':
-		for i = skipSpace(b, i+1); b[i] != '}'; {
-			ke := stringEnd(b, i)
+		for i = rawjson.SkipSpace(b, i+1); b[i] != '}'; {
+			ke := rawjson.StringEnd(b, i)
 			key := b[i:ke]
 			if !goodText(key[1 : len(key)-1]) {
 				return ke, joinPath(path, "(a member name)"), true
 			}
-			i = skipSpace(b, skipSpace(b, ke)+1)
-			e, p, bad := walkText(b, i, joinPath(path, unquote(key)))
+			i = rawjson.SkipSpace(b, rawjson.SkipSpace(b, ke)+1)
+			e, p, bad := walkText(b, i, joinPath(path, rawjson.Unquote(key)))
 			if bad {
 				return e, p, true
 			}
-			if i = skipSpace(b, e); b[i] == ',' {
-				i = skipSpace(b, i+1)
+			if i = rawjson.SkipSpace(b, e); b[i] == ',' {
+				i = rawjson.SkipSpace(b, i+1)
 			}
 		}
 		return i + 1, "", false
 	case '[':
-		for n, i := 0, skipSpace(b, i+1); ; n++ {
+		for n, i := 0, rawjson.SkipSpace(b, i+1); ; n++ {
 			if b[i] == ']' {
 				return i + 1, "", false
 			}
@@ -97,12 +98,12 @@ func walkText(b []byte, i int, path string) (end int, badPath string, bad bool) 
 			if bad {
 				return e, p, true
 			}
-			if i = skipSpace(b, e); b[i] == ',' {
-				i = skipSpace(b, i+1)
+			if i = rawjson.SkipSpace(b, e); b[i] == ',' {
+				i = rawjson.SkipSpace(b, i+1)
 			}
 		}
 	}
-	return valueEnd(b, i), "", false
+	return rawjson.ValueEnd(b, i), "", false
 }
 
 func joinPath(path, name string) string {
@@ -166,71 +167,6 @@ func hex4(h []byte) rune {
 		}
 	}
 	return r
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index just past the string that starts at i (b[i] == '"').
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; ; {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return len(b)
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-}
-
-// valueEnd returns the index just past the value that starts at i.
-func valueEnd(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
-}
-
-// unquote decodes a raw JSON string (quotes included).
-func unquote(raw []byte) string {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
 }
 
 // kindOf names the JSON type of a raw value.

@@ -3,6 +3,8 @@ package historyimage
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/agentworks/artifact-worker/internal/rawjson"
 )
 
 // rawJSON walks a JSON document that json.Valid has already accepted, by byte offsets, without
@@ -10,67 +12,14 @@ import (
 // and nesting and nothing else; it must never be used on input that was not validated.
 type rawJSON []byte
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // skipSpace returns the index of the first non-space byte at or after i.
-func (b rawJSON) skipSpace(i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
+func (b rawJSON) skipSpace(i int) int { return rawjson.SkipSpace(b, i) }
 
 // end returns the index just past the value that starts at i.
-func (b rawJSON) end(i int) int {
-	switch b[i] {
-	case '"':
-		return b.endString(i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = b.endString(i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	default: // number, true, false, null
-		for i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != ']' && b[i] != '}' {
-			i++
-		}
-		return i
-	}
-}
+func (b rawJSON) end(i int) int { return rawjson.ValueEnd(b, i) }
 
-// endString returns the index just past the string that starts at i (b[i] == '"'). It jumps from
-// quote to quote (bytes.IndexByte is vectorized: base64 strings are megabytes long); a quote preceded
-// by an odd run of backslashes is escaped.
-func (b rawJSON) endString(i int) int {
-	for j := i + 1; ; {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return len(b)
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-}
+// endString returns the index just past the string that starts at i (b[i] == '"').
+func (b rawJSON) endString(i int) int { return rawjson.StringEnd(b, i) }
 
 // elems calls fn with the index and the [start, end) span of every element of the array at i.
 func (b rawJSON) elems(i int, fn func(n, start, end int) error) error {
