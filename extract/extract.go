@@ -63,9 +63,10 @@ type Document struct {
 	// Remaining counts the characters found but not kept because of Limits.MaxChars. When
 	// TimedOut, the document held at least that many more.
 	Remaining int
-	// TimedOut: the context ended before the whole document was read; Read parts were.
+	// TimedOut: the context ended before the whole document was read.
 	TimedOut bool
-	Read     int
+	// Read is the number of parts read (all of them unless TimedOut).
+	Read int
 	// NoText: a PDF whose pages carry no text layer (a scan); Parts is empty.
 	NoText bool
 }

@@ -1,8 +1,10 @@
 package extract_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,4 +189,73 @@ func TestSupports(t *testing.T) {
 			t.Errorf("Supports(%q) = true", m)
 		}
 	}
+}
+
+// countdown is a context whose deadline passes after a number of looks at Err: it stops
+// extraction in the middle of a document, wherever the extractor looks.
+type countdown struct {
+	context.Context
+	left int
+}
+
+func (c *countdown) Err() error {
+	if c.left--; c.left < 0 {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func TestTextStopsInsideADocument(t *testing.T) {
+	t.Parallel()
+	// Between pages: long.pdf's pages are short, so ten looks at the deadline end after some
+	// pages, and the pages read before stay.
+	doc, err := extract.Text(&countdown{Context: context.Background(), left: 10}, mimePDF, fixture(t, "long.pdf"), extract.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.TimedOut || doc.Read == 0 || doc.Read >= doc.Total || len(doc.Parts) != doc.Read {
+		t.Fatalf("timed out %v, read %d of %d, %d parts; want stopped part-way with the pages read kept", doc.TimedOut, doc.Read, doc.Total, len(doc.Parts))
+	}
+	if !strings.HasPrefix(doc.Parts[0].Text, "Page 1, paragraph 1.") {
+		t.Errorf("first page: %q", doc.Parts[0].Text)
+	}
+
+	// Inside a page: one page of 5,000 text operators is looked at every 1,024 of them, so the
+	// second look (the first is before the page) ends it unread.
+	doc, err = extract.Text(&countdown{Context: context.Background(), left: 1}, mimePDF, densePDF(5000), extract.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.TimedOut || doc.Read != 0 || doc.Total != 1 {
+		t.Fatalf("timed out %v, read %d of %d; want stopped inside the only page", doc.TimedOut, doc.Read, doc.Total)
+	}
+	if doc, err = extract.Text(context.Background(), mimePDF, densePDF(5000), extract.Limits{}); err != nil || doc.Chars != 5000 {
+		t.Fatalf("without a deadline: %v, %d characters, want 5000", err, doc.Chars)
+	}
+}
+
+// densePDF is a one-page PDF whose content shows "x" n times, one Tj each.
+func densePDF(n int) []byte {
+	stream := "BT /F1 1 Tf " + strings.Repeat("(x) Tj ", n) + "ET"
+	objects := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
+	return b.Bytes()
 }

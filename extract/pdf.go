@@ -11,7 +11,8 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// extractPDF reads the text of every page, checking ctx between pages. A PDF with pages but no
+// extractPDF reads the text of every page, checking ctx between pages and every checkEvery
+// operators inside one. A PDF with pages but no
 // text on any of them sets NoText.
 func extractPDF(ctx context.Context, data []byte, c *collector) error {
 	c.doc.Unit = UnitPage
@@ -34,7 +35,11 @@ func extractPDF(ctx context.Context, data []byte, c *collector) error {
 		if p.V.IsNull() {
 			return fmt.Errorf("%w: page %d missing", ErrUnreadable, i)
 		}
-		c.add(i, "", pageText(pageRuns(p)))
+		runs, err := pageRuns(ctx, p)
+		if err != nil {
+			return err
+		}
+		c.add(i, "", pageText(runs))
 	}
 	if c.doc.Chars == 0 && c.doc.Remaining == 0 {
 		c.doc.NoText = true

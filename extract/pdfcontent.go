@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"math"
 
 	"github.com/ledongthuc/pdf"
@@ -134,14 +135,31 @@ func (f *fontInfo) advance(raw string) (w float64, spaces int) {
 // maxFormDepth bounds nested form XObjects (and breaks reference cycles).
 const maxFormDepth = 8
 
-// pageRuns interprets the content of a page.
-func pageRuns(p pdf.Page) []run {
-	var runs []run
-	contentRuns(p.V.Key("Contents"), p.Resources(), identity, 0, &runs)
-	return runs
+// checkEvery is how many content-stream operators run between two looks at the deadline.
+const checkEvery = 1024
+
+// stopped is the panic that unwinds the parser's interpreter when the context ends mid-page; the
+// interpreter has no other way out.
+type stopped struct{ err error }
+
+// pageRuns interprets the content of a page. It returns ctx's error when the context ended
+// before the page was read (the page's runs are then dropped).
+func pageRuns(ctx context.Context, p pdf.Page) (runs []run, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, ok := r.(stopped)
+			if !ok {
+				panic(r) // the parser's own complaint about malformed input: Text's recover
+			}
+			runs, err = nil, s.err
+		}
+	}()
+	ops := 0
+	contentRuns(ctx, p.V.Key("Contents"), p.Resources(), identity, 0, &runs, &ops)
+	return runs, nil
 }
 
-func contentRuns(strm, res pdf.Value, ctm affine, depth int, runs *[]run) {
+func contentRuns(ctx context.Context, strm, res pdf.Value, ctm affine, depth int, runs *[]run, ops *int) {
 	if strm.IsNull() || depth > maxFormDepth {
 		return
 	}
@@ -163,6 +181,11 @@ func contentRuns(strm, res pdf.Value, ctm affine, depth int, runs *[]run) {
 	}
 	num := func(v pdf.Value) float64 { return v.Float64() }
 	pdf.Interpret(strm, func(stk *pdf.Stack, op string) {
+		if *ops++; *ops%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				panic(stopped{err})
+			}
+		}
 		n := stk.Len()
 		args := make([]pdf.Value, n)
 		for i := n - 1; i >= 0; i-- {
@@ -282,7 +305,7 @@ func contentRuns(strm, res pdf.Value, ctm affine, depth int, runs *[]run) {
 			if fres.IsNull() {
 				fres = res
 			}
-			contentRuns(xo, fres, m.mul(g.ctm), depth+1, runs)
+			contentRuns(ctx, xo, fres, m.mul(g.ctm), depth+1, runs, ops)
 		}
 	})
 }

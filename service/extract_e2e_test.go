@@ -88,6 +88,15 @@ func TestGetArtifactExtractsText(t *testing.T) {
 			} else if got != tt.want {
 				t.Fatalf("content:\n%s\nwant\n%s", got, tt.want)
 			}
+			x := res.Metadata.Extracted
+			switch extracted := strings.HasPrefix(got, "[已提取文本]") || strings.HasPrefix(got, "[Extracted text]") || strings.HasPrefix(got, "[无法提取文本]"); {
+			case extracted && (x == nil || x.Read != x.Total || x.Total == 0):
+				t.Errorf("metadata.extracted = %+v, want every part read", x)
+			case !extracted && x != nil:
+				t.Errorf("metadata.extracted = %+v on a reply without extracted text", x)
+			case tt.suffix != "" && (!x.Truncated || x.Remaining != 65478 || x.Chars != 2000):
+				t.Errorf("metadata.extracted = %+v, want 2000 characters kept and 65478 remaining", x)
+			}
 			// The model reads exactly this: the assembly's tool message carries the same text.
 			var tool string
 			if routing == "text" {

@@ -163,3 +163,26 @@ func TestOTelSDKDisabledFollowsTheSpecification(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadConfigExtractionLimits(t *testing.T) {
+	cfg, _, err := loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ExtractMaxChars != 100_000 || cfg.ExtractTimeout != 10*time.Second {
+		t.Errorf("defaults: EXTRACT_MAX_CHARS %d, EXTRACT_TIMEOUT %s; want 100000, 10s", cfg.ExtractMaxChars, cfg.ExtractTimeout)
+	}
+	// A short handler time shortens the default extraction time to half of it.
+	cfg, _, err = loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(map[string]string{"ACK_WAIT": "12s"}))
+	if err != nil || cfg.ExtractTimeout != 2*time.Second {
+		t.Errorf("ACK_WAIT 12s: EXTRACT_TIMEOUT %s (%v), want 2s", cfg.ExtractTimeout, err)
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	_, _, err = loadConfig(fs, nil, env(map[string]string{"EXTRACT_MAX_CHARS": "-5", "EXTRACT_TIMEOUT": "30s", "HANDLER_TIMEOUT": "20s"}))
+	for _, name := range []string{"EXTRACT_MAX_CHARS", "EXTRACT_TIMEOUT"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s:\n%v", name, err)
+		}
+	}
+}
