@@ -50,3 +50,23 @@ func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// encodePreprocess must produce the same JSON document as json.Marshal of the result type.
+func TestEncodePreprocessMatchesJSONMarshal(t *testing.T) {
+	stats := contracts.PreprocessStats{ImagesReplaced: 2, BytesRemoved: 1234, TokensSavedEstimate: 56, CacheFailures: 1, PartsSkipped: 3}
+	for _, msgs := range []string{`[]`, `[["human","a <b> & \u2028"],{"role":"ai","content":[{"type":"text","text":"x"}]}]`, "[ {\"role\" : \"user\",\n \"content\": \"hi\" } ]"} {
+		got, err := encodePreprocess(json.RawMessage(msgs), stats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(contracts.PreprocessResult{Messages: json.RawMessage(msgs), Stats: stats})
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("invalid JSON: %v\n%s", err, got)
+		}
+		_ = json.Unmarshal(want, &w)
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("\n got %s\nwant %s", got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,7 +46,23 @@ func (h *Preprocess) Handle(ctx context.Context, req messaging.Request) (any, er
 		}
 		return nil, err
 	}
-	return contracts.PreprocessResult{Messages: out, Stats: stats}, nil
+	return encodePreprocess(out, stats)
+}
+
+// encodePreprocess writes a contracts.PreprocessResult around messages, the valid JSON Preprocess
+// returned: json.Marshal would validate and compact it again, a pass over every byte of the context
+// (the last human turn's images included).
+func encodePreprocess(messages json.RawMessage, stats contracts.PreprocessStats) (messaging.Encoded, error) {
+	st, err := json.Marshal(stats)
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	b := make([]byte, 0, len(messages)+len(st)+24)
+	b = append(b, `{"messages":`...)
+	b = append(b, messages...)
+	b = append(b, `,"stats":`...)
+	b = append(b, st...)
+	return append(b, '}'), nil
 }
 
 // GetHistoryImage handles tool.get_history_image.
