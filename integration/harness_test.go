@@ -299,6 +299,7 @@ type load struct {
 	mu      sync.Mutex
 	replies map[string][]contracts.Reply
 	sent    []string
+	msgs    map[string]*nats.Msg // what was sent, by request id, to ask again
 	start   time.Time
 }
 
@@ -332,6 +333,32 @@ func (l *load) send(subject, id string, body any) {
 	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
 	msg.Header.Set(contracts.HeaderReplyTo, l.prefix+"."+id)
 	msg.Header.Set(contracts.HeaderMsgID, id)
+	l.publish(id, msg)
+	l.mu.Lock()
+	l.sent = append(l.sent, id)
+	if l.msgs == nil {
+		l.msgs = map[string]*nats.Msg{}
+	}
+	l.msgs[id] = msg
+	l.mu.Unlock()
+}
+
+// askAgain publishes request id again with the same body and request_id, as a caller does whose
+// reply was lost in transit: under a new Nats-Msg-Id, since JetStream drops a repeated one.
+func (l *load) askAgain(id string) {
+	l.mu.Lock()
+	orig := l.msgs[id]
+	l.mu.Unlock()
+	msg := &nats.Msg{Subject: orig.Subject, Data: orig.Data, Header: nats.Header{}}
+	for k, v := range orig.Header {
+		msg.Header[k] = v
+	}
+	msg.Header.Set(contracts.HeaderMsgID, id+".again")
+	l.publish(id, msg)
+}
+
+func (l *load) publish(id string, msg *nats.Msg) {
+	l.t.Helper()
 	// Each attempt has its own deadline: a publish sent into a connection that just broke, or to a
 	// stream between two leaders, is never acknowledged. Nats-Msg-Id makes a retry safe.
 	deadline := time.Now().Add(30 * time.Second)
@@ -347,9 +374,6 @@ func (l *load) send(subject, id string, body any) {
 		}
 		time.Sleep(100 * time.Millisecond) // the server may be restarting
 	}
-	l.mu.Lock()
-	l.sent = append(l.sent, id)
-	l.mu.Unlock()
 }
 
 func (l *load) answered() int {
