@@ -3,7 +3,10 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -21,8 +24,11 @@ func (m memCache) Put(_ context.Context, md5 string, img historyimage.Image) err
 	return nil
 }
 
-// FuzzRequests sends arbitrary request bodies to the handlers that read outside input without NATS:
-// each answers with a result or an error that maps to a wire code, and never panics.
+// FuzzRequests sends arbitrary request bodies to the handlers that read outside input without NATS.
+// Properties: each answers with a result or a permanent error (the store is local and up: nothing is
+// transient) whose code is one of the contract's; a body that is not a JSON object is
+// invalid_request; answering is deterministic (the same body gives the same answer); a result is
+// JSON; get_artifact and artifact.metadata succeed only for the one stored artifact.
 func FuzzRequests(f *testing.F) {
 	ctx := context.Background()
 	store, err := objectstore.NewLocal(f.TempDir())
@@ -45,19 +51,61 @@ func FuzzRequests(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	handlersBySubject := []struct {
+		subject string
+		h       messaging.Handler
+		refKey  string // the field naming the artifact; "" when the handler reads none
+	}{
+		{contracts.SubjectGetArtifact, get.Handle, "ref"},
+		{contracts.SubjectMetadata, meta.Handle, "id"},
+		{contracts.SubjectPreprocess, pre.Handle, ""},
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, h := range []messaging.Handler{get.Handle, meta.Handle, pre.Handle} {
-			res, err := h(ctx, messaging.Request{RequestID: "1", Body: body})
-			if err == nil {
-				if res == nil {
-					t.Fatal("no result and no error")
+		var obj map[string]json.RawMessage
+		isObject := json.Unmarshal(body, &obj) == nil && obj != nil
+		for _, hs := range handlersBySubject {
+			answer := func() (string, string) {
+				res, err := hs.h(ctx, messaging.Request{Subject: hs.subject, RequestID: "1", Body: bytes.Clone(body)})
+				if err == nil {
+					if res == nil {
+						t.Fatalf("%s: no result and no error", hs.subject)
+					}
+					out, merr := json.Marshal(res)
+					if merr != nil || !json.Valid(out) {
+						t.Fatalf("%s: result does not encode: %v", hs.subject, merr)
+					}
+					return "ok", string(out)
 				}
-				continue
+				wire, transient := handlers.MapError(err)
+				var we *contracts.Error
+				switch {
+				case wire == nil || !slices.Contains(contracts.ErrorCodes, wire.Code):
+					t.Fatalf("%s: error %v maps to %+v, not a contract code", hs.subject, err, wire)
+				case errors.As(err, &we) && wire.Code != we.Code:
+					t.Fatalf("%s: wire error %s mapped to %s", hs.subject, we.Code, wire.Code)
+				case transient || wire.Retryable:
+					t.Fatalf("%s: %v is transient with a local store that is up", hs.subject, err)
+				case wire.Message == "":
+					t.Fatalf("%s: error %s without a message", hs.subject, wire.Code)
+				}
+				return "error", wire.Code + ": " + wire.Message
 			}
-			wire, _ := handlers.MapError(err)
-			var we *contracts.Error
-			if wire == nil || wire.Code == "" || (errors.As(err, &we) && wire.Code != we.Code) {
-				t.Fatalf("error %v maps to %+v", err, wire)
+			kind, first := answer()
+			if _, again := answer(); again != first {
+				t.Fatalf("%s: two answers to the same body:\n%s\n%s", hs.subject, first, again)
+			}
+			if !isObject && kind == "ok" {
+				t.Fatalf("%s: %q is not a JSON object but was answered", hs.subject, body)
+			}
+			if !isObject && !strings.HasPrefix(first, contracts.CodeInvalidRequest+":") {
+				t.Fatalf("%s: %q is not a JSON object, answered %s", hs.subject, body, first)
+			}
+			if kind == "ok" && hs.refKey != "" {
+				var ref string
+				_ = json.Unmarshal(obj[hs.refKey], &ref)
+				if id := strings.TrimPrefix(strings.TrimSpace(ref), "artifact:"); id != "a" {
+					t.Fatalf("%s: %s %q answered, but only artifact a exists", hs.subject, hs.refKey, ref)
+				}
 			}
 		}
 	})

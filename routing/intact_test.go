@@ -1,19 +1,32 @@
 package routing
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 )
 
 // FuzzIntact: the damage checks read outside bytes; they never panic and a whole file always passes.
+// FuzzIntact: the damage checks never panic, answer the same twice, take formats they do not check
+// as intact, and never call an intact image damaged because data follows its end (motion photos,
+// appended metadata).
 func FuzzIntact(f *testing.F) {
 	for _, b := range [][]byte{testfiles.PNG(4, 4), testfiles.JPEG(4, 4), testfiles.GIF(4, 4), testfiles.WebP(), testfiles.PDF(), {0xff, 0xd8, 0xff}, {0x89, 'P', 'N', 'G'}} {
-		f.Add(b)
+		f.Add(b, []byte("trailing"))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, format := range []string{"png", "jpeg", "gif", "webp", "pdf", "zip"} {
-			_ = intact(format, b)
+	f.Fuzz(func(t *testing.T, b, trailer []byte) {
+		for _, format := range []string{"png", "jpeg", "gif", "webp", "pdf", "zip", "bmp"} {
+			ok := intact(format, b)
+			if ok != intact(format, b) {
+				t.Fatalf("%s: two answers for the same bytes", format)
+			}
+			if !ok && (format == "zip" || format == "bmp") {
+				t.Fatalf("%s is not checked, yet called damaged", format)
+			}
+			if ok && format != "pdf" && !intact(format, append(bytes.Clone(b), trailer...)) {
+				t.Fatalf("%s: intact, but damaged with %d bytes appended", format, len(trailer))
+			}
 		}
 	})
 }
