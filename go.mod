@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/ThreeDotsLabs/watermill v1.5.1
-	github.com/ThreeDotsLabs/watermill-nats/v2 v2.1.3
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0

@@ -86,13 +86,13 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 		Message:   "the request was delivered " + strconv.FormatUint(adv.Deliveries, 10) + " times without completing (a worker stopped or timed out while handling it)",
 		Retryable: true,
 	})
-	if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); validReplySubject(replyTo) {
+	if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); ValidReplySubject(replyTo) {
 		if _, _, err := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); err != nil {
 			log.Warn("exhausted request: error reply not sent", "error", err.Error())
 		}
 	}
 	reason := "max deliveries (" + strconv.FormatUint(adv.Deliveries, 10) + ") exhausted without an outcome"
-	if err := p.deadLetter(m, d, reason); err != nil {
+	if err := p.deadLetter(ctx, m, d, reason); err != nil {
 		log.Warn("exhausted request not dead-lettered", "error", err.Error())
 	}
 	p.metrics.record(ctx, d.subject, &state{outcome: outcomeDeadLetter, code: wire.Code, reason: ReasonNoOutcome}, 0)

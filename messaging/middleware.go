@@ -24,6 +24,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentworks/artifact-worker/contracts"
 )
@@ -95,7 +96,7 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 		if reqID == "" {
 			reqID = m.Metadata.Get(contracts.HeaderMsgID)
 		}
-		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); validReplySubject(replyTo) {
+		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); ValidReplySubject(replyTo) {
 			if _, _, rerr := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); rerr != nil {
 				p.deps.Logger.WarnContext(ctx, "error reply not sent", "subject", d.subject, "request_id", reqID, "error", rerr.Error())
 			}
@@ -135,7 +136,7 @@ func (p *Pipeline) wireError(err error, d delivery) (*contracts.Error, string, s
 func (p *Pipeline) deadLetterWithRetry(ctx context.Context, m *message.Message, d delivery, reason string) error {
 	var err error
 	for wait := 100 * time.Millisecond; ; wait *= 2 {
-		if err = p.deadLetter(m, d, reason); err == nil || wait > 2*time.Second {
+		if err = p.deadLetter(ctx, m, d, reason); err == nil || wait > 2*time.Second {
 			return err
 		}
 		select {
@@ -146,23 +147,31 @@ func (p *Pipeline) deadLetterWithRetry(ctx context.Context, m *message.Message, 
 	}
 }
 
-func (p *Pipeline) deadLetter(m *message.Message, d delivery, reason string) error {
-	dl := message.NewMessage(m.UUID, m.Payload)
+// deadLetter publishes m on deadletter.<subject> with JetStream (acknowledged by the
+// WORKER_DEADLETTER stream) under ctx, with the reason headers. Its Nats-Msg-Id names the request's
+// stream sequence: a request dead-lettered twice within the stream's duplicate window (a retried
+// publish, a redelivery whose ack was lost, the max-deliveries advisory) is stored once.
+func (p *Pipeline) deadLetter(ctx context.Context, m *message.Message, d delivery, reason string) error {
+	msg := &nats.Msg{Subject: contracts.DeadLetterPrefix + d.subject, Data: m.Payload, Header: nats.Header{}}
 	for k, v := range m.Metadata {
 		switch k {
 		case mdSubject, mdSequence, mdDelivered, contracts.HeaderMsgID, contracts.HeaderReplyTo:
 		default:
-			dl.Metadata.Set(k, v)
+			msg.Header.Set(k, v)
 		}
 	}
-	dl.Metadata.Set(contracts.HeaderDeadLetterReason, reason)
-	dl.Metadata.Set(contracts.HeaderOriginalSubject, d.subject)
-	dl.Metadata.Set(contracts.HeaderStreamSequence, strconv.FormatUint(d.sequence, 10))
-	dl.Metadata.Set(contracts.HeaderDeliveryCount, strconv.FormatUint(d.count, 10))
+	msg.Header.Set(contracts.HeaderDeadLetterReason, reason)
+	msg.Header.Set(contracts.HeaderOriginalSubject, d.subject)
+	msg.Header.Set(contracts.HeaderStreamSequence, strconv.FormatUint(d.sequence, 10))
+	msg.Header.Set(contracts.HeaderDeliveryCount, strconv.FormatUint(d.count, 10))
 	if r := m.Metadata.Get(contracts.HeaderReplyTo); r != "" {
-		dl.Metadata.Set(contracts.HeaderDeadLetterReplyTo, r)
+		msg.Header.Set(contracts.HeaderDeadLetterReplyTo, r)
 	}
-	return p.dlq.Publish(contracts.DeadLetterPrefix+d.subject, dl)
+	msg.Header.Set(nats.MsgIdHdr, "deadletter-"+d.subject+"-"+strconv.FormatUint(d.sequence, 10))
+	if _, err := p.js.PublishMsg(ctx, msg); err != nil {
+		return fmt.Errorf("dead letter to %s: %w", msg.Subject, err)
+	}
+	return nil
 }
 
 func isPanic(err error) bool {

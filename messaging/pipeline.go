@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
-	wmjs "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/jetstream"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/nats-io/nats.go"
@@ -120,7 +119,6 @@ type Pipeline struct {
 	deps     Deps
 	router   *message.Router
 	sub      *subscriber
-	dlq      *wmjs.Publisher
 	draining atomic.Bool
 	answers  atomic.Int64 // answerExhausted goroutines running
 	advMu    sync.Mutex
@@ -165,15 +163,6 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 		return nil, err
 	}
 	p.sub = newSubscriber(subJS, cfg.Topology.Stream, cfg.Topology.AckWait, nakDelay{p: p}.WaitTime, deps.Logger)
-	p.dlq, err = wmjs.NewPublisher(wmjs.PublisherConfig{
-		Conn:   deps.PubConn,
-		Logger: wlog,
-		// watermill-nats publishes to the configured stream "name": use the topic as the subject.
-		ConfigureStream: func(topic string) jetstream.StreamConfig { return jetstream.StreamConfig{Name: topic} },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("messaging: dead-letter publisher: %w", err)
-	}
 	// Shutdown has already waited for in-flight work when it closes the router.
 	p.router, err = message.NewRouter(message.RouterConfig{CloseTimeout: 5 * time.Second}, wlog)
 	if err != nil {

@@ -67,12 +67,13 @@ func encodeReply(env contracts.Reply) ([][]byte, error) {
 	return [][]byte{head, env.Result, []byte("}")}, nil
 }
 
-// validReplySubject reports whether s can be published to as a reply: non-empty tokens, no
+// ValidReplySubject reports whether s can be published to as a reply: non-empty tokens, no
 // wildcards or spaces, not a system subject ($JS, $KV, $O, ...) and not a subject the worker's streams
-// capture (a reply there would be stored as a new request or a forged dead letter) and not a plain
-// request/reply subject (it would be stored as a request too).
-func validReplySubject(s string) bool {
-	if s == "" || len(s) > 1024 || s[0] == '$' || strings.HasPrefix(s, contracts.DeadLetterPrefix) || strings.HasPrefix(s, "replay.") ||
+// capture (a reply there would be stored as a new request, a forged dead letter or a forged replay
+// result: replay.results.>) and not a plain request/reply subject (it would be stored as a request
+// too). The pipeline answers only such a Reply-To; `worker replay --publish` takes only such a subject.
+func ValidReplySubject(s string) bool {
+	if s == "" || len(s) > 1024 || s[0] == '$' || strings.HasPrefix(s, contracts.DeadLetterPrefix) || strings.HasPrefix(s, "replay.results.") ||
 		strings.HasPrefix(s, contracts.RequestReplyPrefix) {
 		return false
 	}

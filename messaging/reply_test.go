@@ -27,3 +27,21 @@ func TestEncodeReplyMatchesJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// Replies (and `worker replay --publish`) never go where a stream would store them or to system
+// subjects.
+func TestValidReplySubject(t *testing.T) {
+	for s, want := range map[string]bool{
+		"_INBOX.abc.def": true, "replay.out": true, "app.replies.7": true,
+		"": false, "a..b": false, ".a": false, "a.": false, "a.*": false, "a.>": false, "a b": false,
+		"$JS.API.INFO": false, "$KV.X.y": false,
+		contracts.SubjectGetArtifact:                           false,
+		contracts.DeadLetterPrefix + contracts.SubjectMetadata: false,
+		"replay.results.WORKER_REQUESTS.1":                     false,
+		contracts.RequestReplyPrefix + "tool.get_artifact":     false,
+	} {
+		if got := ValidReplySubject(s); got != want {
+			t.Errorf("ValidReplySubject(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -130,7 +130,7 @@ func (f *RequestReply) store(subject string, req micro.Request) {
 	}
 	reply := req.Reply()
 	if reply != "" {
-		if !validReplySubject(reply) {
+		if !ValidReplySubject(reply) {
 			// Answering there could store a request or forge a dead letter: the request is dropped.
 			f.log.Warn("request dropped", "subject", subject, "outcome", "invalid_reply_subject", "reply", reply)
 			return

@@ -26,11 +26,11 @@ func TestRequestReplyHeadersAndReplySubjects(t *testing.T) {
 	}
 	// A reply to a plain request/reply subject would be stored as a new request.
 	for _, s := range []string{contracts.RequestReplySubject(contracts.SubjectGetArtifact), contracts.SubjectGetArtifact, "$JS.API.x", "a.*"} {
-		if validReplySubject(s) {
+		if ValidReplySubject(s) {
 			t.Errorf("%q accepted as a reply subject", s)
 		}
 	}
-	if !validReplySubject("_INBOX.abc.def") {
+	if !ValidReplySubject("_INBOX.abc.def") {
 		t.Error("an inbox refused")
 	}
 }

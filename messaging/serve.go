@@ -23,7 +23,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		ctx := m.Context()
 		st := stateOf(ctx)
 		replyTo := m.Metadata.Get(contracts.HeaderReplyTo)
-		if replyTo != "" && !validReplySubject(replyTo) {
+		if replyTo != "" && !ValidReplySubject(replyTo) {
 			return invalidRequest("Reply-To", "header Reply-To %q is not a subject a reply can be published to", replyTo)
 		}
 		hdr := nats.Header{}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agentworks/artifact-worker/messaging"
 )
 
 // Defaults of Options.
@@ -91,8 +93,8 @@ func (o Options) Validate() error {
 	if o.Limit < 0 {
 		errs = append(errs, fmt.Errorf("Limit %d: must not be negative", o.Limit))
 	}
-	if o.PublishTo != "" && (!validSubject(o.PublishTo) || strings.ContainsAny(o.PublishTo, "*>")) {
-		errs = append(errs, fmt.Errorf("PublishTo %q: must be a subject without wildcards", o.PublishTo))
+	if o.PublishTo != "" && !messaging.ValidReplySubject(o.PublishTo) {
+		errs = append(errs, fmt.Errorf("PublishTo %q: must be a subject a reply may go to (no wildcards, not $..., a request subject, deadletter.> or replay.results.>)", o.PublishTo))
 	}
 	if o.ResultsStream != "" && strings.ContainsAny(o.ResultsStream, ".*> \t") {
 		errs = append(errs, fmt.Errorf("ResultsStream %q: a stream name must not contain '.', '*', '>' or spaces", o.ResultsStream))

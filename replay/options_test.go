@@ -24,6 +24,12 @@ func TestOptionsValidate(t *testing.T) {
 		{name: "end time equals start", opts: replay.Options{StartTime: now, EndTime: now}, want: []string{"EndTime"}},
 		{name: "negative limit", opts: replay.Options{Limit: -1}, want: []string{"Limit -1"}},
 		{name: "wildcard publish subject", opts: replay.Options{PublishTo: "replay.*"}, want: []string{"PublishTo"}},
+		// The subjects a reply may not go to (messaging.ValidReplySubject): stored as requests, dead
+		// letters or replay results, or system subjects.
+		{name: "publish to a request subject", opts: replay.Options{PublishTo: "tool.get_artifact"}, want: []string{"PublishTo"}},
+		{name: "publish to the dead letters", opts: replay.Options{PublishTo: "deadletter.tool.get_artifact"}, want: []string{"PublishTo"}},
+		{name: "publish to the replay results", opts: replay.Options{PublishTo: replay.ResultsSubjectPrefix + "WORKER_REQUESTS.1"}, want: []string{"PublishTo"}},
+		{name: "publish to a system subject", opts: replay.Options{PublishTo: "$JS.API.INFO"}, want: []string{"PublishTo"}},
 		{name: "bad subjects", opts: replay.Options{Subjects: []string{"tool.>", "a..b", ""}}, want: []string{"Subjects[0]", "Subjects[1]", "Subjects[2]"}},
 		{name: "bad results stream", opts: replay.Options{ResultsStream: "a.b"}, want: []string{"ResultsStream"}},
 		{name: "every bad field at once", opts: replay.Options{StartSeq: 9, StartTime: now, EndSeq: 2, Limit: -3, PublishTo: "x y", Timeout: -1, ProgressEvery: -1},
