@@ -162,7 +162,10 @@ func TestReplyEnvelope(t *testing.T) {
 
 func TestPermanentErrorIsAnsweredOnceAndNotRetried(t *testing.T) {
 	var calls atomic.Int32
-	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+	// Retries and redeliveries 10 ms apart: a wrong retry or nak shows within the wait below
+	// (with the defaults, 200 ms and 1 s, it could hide behind it).
+	cfg := messaging.Config{RetryInterval: 5 * time.Millisecond, NakDelays: []time.Duration{10 * time.Millisecond}}
+	r := newRig(t, cfg, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
 		calls.Add(1)
 		return nil, wireErr{"artifact_not_found"}
 	}})
@@ -170,7 +173,29 @@ func TestPermanentErrorIsAnsweredOnceAndNotRetried(t *testing.T) {
 	if rep.OK || rep.Error.Code != "artifact_not_found" {
 		t.Fatalf("reply = %+v", rep)
 	}
-	time.Sleep(300 * time.Millisecond) // a retry would have happened by now
+	// The request is acked: nothing pending, nothing redelivered.
+	cons, err := r.js.Consumer(context.Background(), messaging.DefaultStream, messaging.ConsumerName(subj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		info, err := cons.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.NumAckPending == 0 && info.AckFloor.Stream >= 1 {
+			if info.NumRedelivered != 0 {
+				t.Fatalf("redelivered %d times", info.NumRedelivered)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not acked: %+v", info)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // 20 redelivery delays
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("handler ran %d times, want 1", n)
 	}

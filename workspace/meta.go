@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -263,7 +264,8 @@ func newMeta(mimeType string, mod contracts.Modification) FileMeta {
 // apply returns m with one more write recorded (see RecordWrite). m is not shared, so its slice is
 // reused.
 func apply(m FileMeta, mimeType string, mod contracts.Modification, maxModifiedBy int) FileMeta {
-	if !mod.Timestamp.Before(m.UpdatedAt) {
+	// ModifiedBy is kept in write order, so its last entry is the latest write so far.
+	if n := len(m.ModifiedBy); n == 0 || compareWrites(mod, m.ModifiedBy[n-1]) >= 0 {
 		m.MimeType = mimeType
 	}
 	if mod.Timestamp.After(m.UpdatedAt) {
@@ -271,7 +273,7 @@ func apply(m FileMeta, mimeType string, mod contracts.Modification, maxModifiedB
 	}
 	// Insert after every entry that is not later than mod: an append in the usual, in-order case.
 	i := len(m.ModifiedBy)
-	for i > 0 && m.ModifiedBy[i-1].Timestamp.After(mod.Timestamp) {
+	for i > 0 && compareWrites(m.ModifiedBy[i-1], mod) > 0 {
 		i--
 	}
 	m.ModifiedBy = slices.Insert(m.ModifiedBy, i, mod)
@@ -279,6 +281,22 @@ func apply(m FileMeta, mimeType string, mod contracts.Modification, maxModifiedB
 		m.ModifiedBy = slices.Delete(m.ModifiedBy, 0, n)
 	}
 	return m
+}
+
+// compareWrites orders writes by timestamp and, for writes with the same timestamp, by request ID,
+// message ID and agent ID: a total order, so that the same writes recorded in any order give the
+// same metadata (the latest write's MIME type, the same ModifiedBy).
+func compareWrites(a, b contracts.Modification) int {
+	if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.RequestID, b.RequestID); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.MessageID, b.MessageID); c != 0 {
+		return c
+	}
+	return strings.Compare(a.AgentID, b.AgentID)
 }
 
 // recorded reports whether the write of request requestID is already in m (a redelivered

@@ -317,16 +317,19 @@ func TestPropertyMetaKey(t *testing.T) {
 
 // Recording the same writes in any order converges to the same metadata (apart from CreatedAt,
 // which the first recorded write sets): the latest write wins and the most recent N are kept.
+// Timestamps are drawn from a small range, so that many writes tie (same millisecond, as clients
+// with coarse clocks send): ties are ordered by request, message and agent ID.
 func TestPropertyApplyConverges(t *testing.T) {
 	base := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	rapid.Check(t, func(t *rapid.T) {
-		offsets := rapid.SliceOfNDistinct(rapid.IntRange(0, 10_000), 1, 30, rapid.ID[int]).Draw(t, "offsets")
+		offsets := rapid.SliceOfN(rapid.IntRange(0, rapid.SampledFrom([]int{3, 10_000}).Draw(t, "spread")), 1, 30).Draw(t, "offsets")
 		maxN := rapid.IntRange(1, 10).Draw(t, "max")
 		writes := make([]write, len(offsets))
 		for i, o := range offsets {
 			writes[i] = write{
 				mime: rapid.SampledFrom([]string{"text/plain", "image/png", "application/pdf"}).Draw(t, "mime"),
-				mod:  contracts.Modification{AgentID: "agent", MessageID: fmt.Sprint(o), Timestamp: base.Add(time.Duration(o) * time.Millisecond)},
+				mod: contracts.Modification{AgentID: rapid.SampledFrom([]string{"agent", "other"}).Draw(t, "agent"), MessageID: fmt.Sprint(i),
+					RequestID: rapid.SampledFrom([]string{"", "r1", "r2"}).Draw(t, "request"), Timestamp: base.Add(time.Duration(o) * time.Millisecond)},
 			}
 		}
 		record := func(ws []write) FileMeta {
@@ -340,7 +343,7 @@ func TestPropertyApplyConverges(t *testing.T) {
 		got := record(shuffled)
 
 		byTime := slices.Clone(writes)
-		slices.SortFunc(byTime, func(a, b write) int { return a.mod.Timestamp.Compare(b.mod.Timestamp) })
+		slices.SortFunc(byTime, func(a, b write) int { return compareWrites(a.mod, b.mod) })
 		want := record(byTime)
 		if !got.UpdatedAt.Equal(byTime[len(byTime)-1].mod.Timestamp) {
 			t.Fatalf("UpdatedAt %v, want the latest timestamp %v", got.UpdatedAt, byTime[len(byTime)-1].mod.Timestamp)
