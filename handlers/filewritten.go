@@ -74,7 +74,7 @@ func (h *FileWritten) Handle(ctx context.Context, req messaging.Request) (any, e
 	// A redelivered or replayed event whose write is already recorded must not put its (by now
 	// possibly stale) content again.
 	switch meta, err := h.Files.Get(ctx, r.WorkspaceID, clean); {
-	case err == nil && recorded(meta, r.RequestID):
+	case err == nil && meta.Recorded(r.RequestID):
 		return result, nil
 	case err != nil && !errors.Is(err, workspace.ErrNotFound):
 		return nil, withRef(id, err)
@@ -118,15 +118,6 @@ func notRecorded(id, clean, workspaceID string, stored bool, err error) error {
 		Message: fmt.Sprintf("metadata_not_recorded: the content of %s in workspace %s %s but its metadata was not recorded: %v", quote(clean), workspaceID, what, err),
 		Ref:     id,
 	}
-}
-
-func recorded(meta workspace.FileMeta, requestID string) bool {
-	for _, m := range meta.ModifiedBy {
-		if m.RequestID == requestID {
-			return true
-		}
-	}
-	return false
 }
 
 // inline returns the event's inline content, nil when it carries none.

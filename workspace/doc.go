@@ -20,8 +20,9 @@
 // CleanPath normalises a relative path (backslashes to '/', "." and empty segments removed, "a/../b"
 // resolved to "b") and rejects absolute paths, drive paths and climbs above the root
 // (ErrPathTraversal), and empty paths, control characters, invalid UTF-8 and over-long paths
-// (ErrInvalidPath). ObjectKey places a clean path under "workspaces/{workspaceID}/" in the object
-// store; for validated input the key never leaves that prefix and fits S3's 1024-byte limit.
+// (ErrInvalidPath). objectstore.WorkspaceKey places a clean path under "workspaces/{workspaceID}/" in
+// the object store; for validated input the key never leaves that prefix and fits S3's 1024-byte
+// limit (MaxPathLen is chosen for it).
 //
 // # Metadata
 //

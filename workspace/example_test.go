@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/workspace"
 )
 
@@ -22,7 +23,7 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(ws, p)
-	fmt.Println(workspace.ObjectKey(ws, p))
+	fmt.Println(objectstore.WorkspaceKey(ws, p))
 
 	// An ID smuggling "../b/secret" never reaches workspace b.
 	_, _, err = workspace.DecodeID("ws:a:Li4vYi9zZWNyZXQ")

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"github.com/agentworks/artifact-worker/objectstore"
+
 	"encoding/base64"
 	"errors"
 	"strings"
@@ -243,20 +245,21 @@ func checkClean(t tb, p string) {
 	}
 }
 
-// checkObjectKey asserts that the object key of a valid file stays under its workspace root.
+// checkObjectKey asserts that the object key of a valid file (objectstore.WorkspaceKey, the one key
+// builder) stays under its workspace root.
 func checkObjectKey(t tb, ws, p string) {
 	t.Helper()
-	key := ObjectKey(ws, p)
+	key := objectstore.WorkspaceKey(ws, p)
 	root := "workspaces/" + ws + "/"
 	if key != root+p {
-		t.Fatalf("ObjectKey(%q, %q) = %q, want %q", ws, p, key, root+p)
+		t.Fatalf("WorkspaceKey(%q, %q) = %q, want %q", ws, p, key, root+p)
 	}
 	if len(key) > 1024 {
-		t.Fatalf("ObjectKey(%q, %q) is %d bytes, more than S3 allows", ws, p, len(key))
+		t.Fatalf("WorkspaceKey(%q, %q) is %d bytes, more than S3 allows", ws, p, len(key))
 	}
 	for seg := range strings.SplitSeq(strings.TrimPrefix(key, root), "/") {
 		if seg == "" || seg == "." || seg == ".." {
-			t.Fatalf("ObjectKey(%q, %q) = %q has segment %q", ws, p, key, seg)
+			t.Fatalf("WorkspaceKey(%q, %q) = %q has segment %q", ws, p, key, seg)
 		}
 	}
 }

@@ -223,7 +223,7 @@ func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mim
 				return FileMeta{}, fmt.Errorf("workspace: stored metadata of %s is corrupt: %w", key, err)
 			}
 			rec.WorkspaceID, rec.Path = workspaceID, p
-			if recorded(rec.FileMeta, mod.RequestID) {
+			if rec.FileMeta.Recorded(mod.RequestID) {
 				return rec.FileMeta, nil
 			}
 			rec.FileMeta = apply(rec.FileMeta, mimeType, mod, s.cfg.MaxModifiedBy)
@@ -299,9 +299,9 @@ func compareWrites(a, b contracts.Modification) int {
 	return strings.Compare(a.AgentID, b.AgentID)
 }
 
-// recorded reports whether the write of request requestID is already in m (a redelivered
-// workspace.file_written event).
-func recorded(m FileMeta, requestID string) bool {
+// Recorded reports whether the write of request requestID is already in m (a redelivered
+// workspace.file_written event). An empty requestID is never recorded.
+func (m FileMeta) Recorded(requestID string) bool {
 	if requestID == "" {
 		return false
 	}

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"github.com/agentworks/artifact-worker/objectstore"
+
 	"fmt"
 	"path"
 	"strings"
@@ -13,12 +15,10 @@ const (
 	// MaxWorkspaceIDLen is the longest accepted workspace ID, in bytes (all of them ASCII).
 	MaxWorkspaceIDLen = 128
 
-	// ObjectKeyPrefix prefixes every object key built by ObjectKey.
-	ObjectKeyPrefix = "workspaces/"
-
 	// MaxPathLen is the longest accepted clean relative path, in bytes of UTF-8. It is chosen so
-	// that ObjectKey never exceeds 1024 bytes, the S3 (and MinIO) limit on object keys.
-	MaxPathLen = 1024 - len(ObjectKeyPrefix) - MaxWorkspaceIDLen - len("/")
+	// that the file's object key (objectstore.WorkspaceKey) never exceeds 1024 bytes, the S3 (and
+	// MinIO) limit on object keys.
+	MaxPathLen = 1024 - len(objectstore.WorkspacePrefix) - MaxWorkspaceIDLen - len("/")
 
 	// MaxSegmentLen is the longest accepted path segment (file or directory name), in bytes of
 	// UTF-8: MinIO stores objects on file systems that reject longer names.
@@ -100,16 +100,6 @@ func CleanPath(p string) (string, error) {
 // hasDrive reports whether s starts like a Windows drive path: an ASCII letter and a colon.
 func hasDrive(s string) bool {
 	return len(s) >= 2 && s[1] == ':' && ('a' <= s[0] && s[0] <= 'z' || 'A' <= s[0] && s[0] <= 'Z')
-}
-
-// ObjectKey returns the object store key of a file: ObjectKeyPrefix + workspaceID + "/" + cleanPath,
-// e.g. "workspaces/ws1/src/main.go".
-//
-// ObjectKey does not validate: workspaceID must have passed ValidateWorkspaceID and cleanPath must
-// come from CleanPath or DecodeID. With such inputs the key always lies under
-// "workspaces/{workspaceID}/" and is at most 1024 bytes.
-func ObjectKey(workspaceID, cleanPath string) string {
-	return ObjectKeyPrefix + workspaceID + "/" + cleanPath
 }
 
 // quote quotes s for an error message, shortened to its first 64 bytes.

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"github.com/agentworks/artifact-worker/objectstore"
+
 	"errors"
 	"strings"
 	"testing"
@@ -145,8 +147,8 @@ func TestObjectKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := ObjectKey(tt.ws, tt.path); got != tt.want {
-				t.Fatalf("ObjectKey(%q, %q) = %q, want %q", tt.ws, tt.path, got, tt.want)
+			if got := objectstore.WorkspaceKey(tt.ws, tt.path); got != tt.want {
+				t.Fatalf("WorkspaceKey(%q, %q) = %q, want %q", tt.ws, tt.path, got, tt.want)
 			}
 		})
 	}
@@ -155,7 +157,7 @@ func TestObjectKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := len(ObjectKey(strings.Repeat("w", MaxWorkspaceIDLen), p)); n != 1024 {
+		if n := len(objectstore.WorkspaceKey(strings.Repeat("w", MaxWorkspaceIDLen), p)); n != 1024 {
 			t.Fatalf("longest key is %d bytes, want exactly 1024", n)
 		}
 	})

@@ -7,14 +7,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"mime"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/gabriel-vasile/mimetype"
-
 	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/routing"
 	"github.com/agentworks/artifact-worker/service"
 )
 
@@ -53,16 +52,18 @@ func put(args []string) int {
 		return exitFailure
 	}
 	if *mimeType == "" {
-		*mimeType = mime.TypeByExtension(filepath.Ext(file))
-		if *mimeType == "" {
-			m, err := mimetype.DetectReader(f)
-			if err == nil {
-				*mimeType = m.String()
-			}
-			if _, err := f.Seek(0, 0); err != nil {
-				fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
-				return exitFailure
-			}
+		// The worker's own detector (routing.Detect, as get_artifact uses): the same answer on every
+		// machine, unlike mime.TypeByExtension, which reads the system's tables.
+		head := make([]byte, 64<<10)
+		n, err := io.ReadFull(f, head)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+			return exitFailure
+		}
+		*mimeType = routing.Detect(routing.DetectInput{Filename: filepath.Base(file), Head: head[:n], Size: st.Size()}).MIME
+		if _, err := f.Seek(0, 0); err != nil {
+			fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+			return exitFailure
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
