@@ -153,7 +153,7 @@ func (f *RequestReply) store(subject string, req micro.Request) {
 	case err != nil:
 		f.log.Warn("request not stored", "subject", subject, "request_id", id, "outcome", "unavailable", "error", err.Error())
 		f.answer(req, subject, id, "503", &contracts.Error{Code: contracts.CodeUnavailable, Retryable: true,
-			Message: "the request could not be stored in JetStream: " + errText(err)})
+			Message: "JetStream did not acknowledge the request (" + errText(err) + "); it may not be stored, or be stored and answered to nobody: send it again with a new request_id"})
 	case ack.Duplicate:
 		f.answer(req, subject, id, "409", &contracts.Error{Code: contracts.CodeDuplicateRequest,
 			Message: fmt.Sprintf("request_id %q was already sent within the de-duplication window (2 minutes); its reply went to the first sender; use a new request_id", id)})
