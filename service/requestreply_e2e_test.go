@@ -253,3 +253,27 @@ func BenchmarkRequestPaths(b *testing.B) {
 		})
 	}
 }
+
+// TestPlainRequestReplyUnavailable: when the stream cannot store the request, the caller is answered
+// unavailable (retryable) at once instead of waiting for a reply that cannot come.
+func TestPlainRequestReplyUnavailable(t *testing.T) {
+	w := startWorker(t)
+	js, err := jetstream.New(w.Conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteStream(context.Background(), messaging.DefaultStream); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rep, msg := plainRequest(t, w.Conn, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "plain-u-" + randomHex(4), ID: "artifact:x"})
+	if rep.OK || rep.Error == nil || rep.Error.Code != contracts.CodeUnavailable || !rep.Error.Retryable {
+		t.Fatalf("reply %+v, want unavailable and retryable", rep)
+	}
+	if msg.Header.Get(micro.ErrorCodeHeader) != "503" {
+		t.Errorf("headers %v, want the micro error code 503", msg.Header)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("answered after %s", d)
+	}
+}
