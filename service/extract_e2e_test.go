@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	routingpkg "github.com/agentworks/artifact-worker/routing"
 	"github.com/agentworks/artifact-worker/service"
 )
 
@@ -96,6 +97,10 @@ func TestGetArtifactExtractsText(t *testing.T) {
 				t.Errorf("metadata.extracted = %+v on a reply without extracted text", x)
 			case tt.suffix != "" && (!x.Truncated || x.Remaining != 65478 || x.Chars != 2000):
 				t.Errorf("metadata.extracted = %+v, want 2000 characters kept and 65478 remaining", x)
+			}
+			// usage counts what the model reads: the extracted text.
+			if routing == "text" && res.Usage != routingpkg.TextUsage(got) {
+				t.Errorf("usage %+v, want %+v (the content's text)", res.Usage, routingpkg.TextUsage(got))
 			}
 			// The model reads exactly this: the assembly's tool message carries the same text.
 			var tool string
