@@ -51,6 +51,11 @@ const (
 	CodeInternal            = "internal_error"
 )
 
+// HTTPCodeUnauthorized is the code of the error body the HTTP endpoints (/artifacts/...) answer
+// with 401 when HTTP_TOKEN is set and the request lacks it. It never appears in a NATS reply (not in
+// reply.json's enum, not in ErrorCodes).
+const HTTPCodeUnauthorized = "unauthorized"
+
 // ErrorCodes lists every Code* constant (the enum of reply.json), for callers that enumerate them
 // (the worker's metrics create one series per code); a test keeps it equal to the schema's enum.
 var ErrorCodes = []string{

@@ -29,7 +29,10 @@ func withRef(ref string, err error) error {
 	return &refError{ref: ref, err: err}
 }
 
-// MapError is the one place where errors become wire codes. It returns the error for the caller and
+// MapError turns a handler's error into its wire code: sentinel and typed errors of objectstore,
+// workspace and historyimage are mapped here, a *contracts.Error a handler built is passed on (with
+// the ref added), anything else is internal_error. The pipeline's own codes (a request it cannot
+// read, exhausted deliveries, a panic) are built in messaging. It returns the error for the caller and
 // whether the failure is transient (retry, then dead-letter) rather than permanent (answer now).
 // What the error echoes of the request is bounded: message to contracts.MaxErrorMessageLen, ref to
 // contracts.MaxRefLen, field to contracts.MaxErrorFieldLen bytes.

@@ -34,7 +34,7 @@ func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, token string) 
 		return func(w http.ResponseWriter, r *http.Request) {
 			if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="artifacts"`)
-				writeJSON(w, http.StatusUnauthorized, contracts.Error{Code: "unauthorized", Message: "a valid bearer token is required"})
+				writeJSON(w, http.StatusUnauthorized, contracts.Error{Code: contracts.HTTPCodeUnauthorized, Message: "a valid bearer token is required"})
 				return
 			}
 			h(w, r)

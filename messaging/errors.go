@@ -8,8 +8,11 @@ import (
 
 // ErrorMapper turns a handler error into the wire error sent to the caller and says whether the
 // failure is transient (worth retrying: storage or NATS unavailable, a timeout) or permanent (the same
-// request will fail the same way: reply at once, never retry). It is the one place where typed errors
-// become wire codes; the handlers package provides it.
+// request will fail the same way: reply at once, never retry). The handlers package provides it
+// (handlers.MapError): it maps the typed errors handlers return, and passes on the *contracts.Error
+// some handlers build themselves. The pipeline builds the codes of the failures it finds around the
+// handler: invalid_request and payload_too_large (RequestError), unavailable after MaxDeliver
+// deliveries, internal_error after a panic.
 type ErrorMapper func(error) (wire *contracts.Error, transient bool)
 
 // ErrorCompleter completes an error reply before it is sent, whichever step produced it (the
