@@ -108,6 +108,14 @@ func (n *natsProc) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.po
 
 func (n *natsProc) start() {
 	n.t.Helper()
+	if err := n.startErr(); err != nil {
+		n.t.Fatal(err)
+	}
+}
+
+// startErr starts the server and waits until it accepts connections; unlike start it is safe to
+// call from a goroutine other than the test's (it never calls t.Fatal).
+func (n *natsProc) startErr() error {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=1", fmt.Sprintf("NATS_HELPER_PORT=%d", n.port), "NATS_HELPER_STORE="+n.store)
 	if c := n.cluster; c.Port != 0 {
@@ -117,16 +125,19 @@ func (n *natsProc) start() {
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		n.t.Fatal(err)
+		return err
 	}
 	n.cmd = cmd
-	waitFor(n.t, 20*time.Second, "nats-server helper", func() bool {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", n.port), time.Second)
 		if err == nil {
 			c.Close()
+			return nil
 		}
-		return err == nil
-	})
+		if time.Now().After(deadline) {
+			return fmt.Errorf("nats-server helper not accepting connections after 20s: %w", err)
+		}
+	}
 }
 
 // kill ends the server with SIGKILL: no goodbye to its peers or clients.
@@ -370,7 +381,9 @@ func (l *load) publish(id string, msg *nats.Msg) {
 			break
 		}
 		if time.Now().After(deadline) {
-			l.t.Fatalf("publish %s: %v", id, err)
+			// Errorf, not Fatalf: publish runs in the load's goroutines too.
+			l.t.Errorf("publish %s: %v", id, err)
+			return
 		}
 		time.Sleep(100 * time.Millisecond) // the server may be restarting
 	}

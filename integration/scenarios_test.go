@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -108,6 +109,14 @@ func TestSIGTERMUnderLoadDrainsAndExitsZero(t *testing.T) {
 	}
 	if f.Lost != 0 || f.Answered != requests {
 		t.Fatalf("requests lost after SIGTERM: %s", f)
+	}
+	// A graceful drain finishes (answers and acks) what it started and hands back what it did not
+	// start: no request is answered twice.
+	if f.Duplicated != 0 {
+		t.Fatalf("requests answered twice after SIGTERM: %s", f)
+	}
+	if !strings.Contains(readFile(a.logs), `"signal":"SIGTERM"`) {
+		t.Errorf("the drained replica's shutdown log does not name SIGTERM")
 	}
 	checkAllOK(t, l)
 }

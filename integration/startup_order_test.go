@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,11 +13,26 @@ func TestWorkerStartedBeforeNATSWaitsForIt(t *testing.T) {
 	t.Cleanup(n.stop)
 	e := &env{nats: n, bucket: "it-" + randomHex(5), dir: t.TempDir()}
 	seedRegistry(t, e)
+	natsUp := make(chan time.Time, 1)
+	natsErr := make(chan error, 1)
 	go func() {
 		time.Sleep(3 * time.Second)
-		n.start()
+		err := n.startErr()
+		natsUp <- time.Now()
+		natsErr <- err
 	}()
 	w := e.startWorker(t, "early")
+	ready := time.Now()
+	if err := <-natsErr; err != nil {
+		t.Fatal(err)
+	}
+	// It waited: it logged the wait for NATS and became ready only once NATS was up.
+	if up := <-natsUp; ready.Before(up) {
+		t.Fatalf("the worker was ready at %s, before NATS started at %s", ready.Format(time.StampMilli), up.Format(time.StampMilli))
+	}
+	if logs := readFile(w.logs); !strings.Contains(logs, `"msg":"waiting for a dependency"`) || !strings.Contains(logs, `"dependency":"nats"`) {
+		t.Fatalf("the worker did not log that it waited for NATS:\n%s", logs)
+	}
 	seed(t, e)
 	l := newLoad(t, e.nats.URL())
 	for i := range 20 {
