@@ -62,46 +62,50 @@ func extractEPUB(ctx context.Context, data []byte, c *collector) error {
 
 // xhtmlBlocks are the elements that end a line of text.
 var xhtmlBlocks = map[string]bool{
-	"p": true, "div": true, "br": true, "li": true, "tr": true, "h1": true, "h2": true, "h3": true,
+	"p": true, "div": true, "li": true, "h1": true, "h2": true, "h3": true,
 	"h4": true, "h5": true, "h6": true, "blockquote": true, "pre": true, "section": true, "dt": true,
-	"dd": true, "figcaption": true, "hr": true, "table": true,
+	"dd": true, "figcaption": true, "hr": true,
 }
 
-// xhtmlText is the text of an XHTML body: block elements end lines, table cells are separated
-// by " | ", scripts and styles are left out.
+// xhtmlText is the text of an XHTML body: block elements end lines, table rows are lines with
+// their cells joined by " | " (as in DOCX), scripts and styles are left out.
 func xhtmlText(ctx context.Context, a *archive, part string) (string, error) {
-	var b strings.Builder
+	var f flow
 	inBody, skip := false, 0
 	err := a.walk(ctx, part, func(_ *xml.Decoder, tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
-			name := strings.ToLower(t.Name.Local)
-			switch {
+			switch name := strings.ToLower(t.Name.Local); {
 			case name == "body":
 				inBody = true
 			case name == "script" || name == "style":
 				skip++
-			case (name == "td" || name == "th") && !strings.HasSuffix(b.String(), "\n") && b.Len() > 0:
-				b.WriteString(" | ")
+			case name == "table":
+				f.tableStart()
 			case name == "br":
-				b.WriteByte('\n')
+				f.text("\n")
 			}
 		case xml.EndElement:
-			name := strings.ToLower(t.Name.Local)
-			switch {
+			switch name := strings.ToLower(t.Name.Local); {
 			case name == "script" || name == "style":
 				skip--
-			case xhtmlBlocks[name] && name != "br":
-				b.WriteByte('\n')
+			case name == "td" || name == "th":
+				f.cellEnd()
+			case name == "tr":
+				f.rowEnd()
+			case name == "table":
+				f.tableEnd()
+			case xhtmlBlocks[name]:
+				f.paraEnd()
 			}
 		case xml.CharData:
 			if inBody && skip == 0 {
-				writeCollapsed(&b, string(t))
+				writeCollapsed(f.w(), string(t))
 			}
 		}
 		return nil
 	})
-	return tidyLines(b.String()), err
+	return f.String(), err
 }
 
 // writeCollapsed writes s with every run of white space made one space, and no space at the

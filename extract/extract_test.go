@@ -22,6 +22,7 @@ const (
 	mimeODT  = "application/vnd.oasis.opendocument.text"
 	mimeODS  = "application/vnd.oasis.opendocument.spreadsheet"
 	mimeODP  = "application/vnd.oasis.opendocument.presentation"
+	mimeEPUB = "application/epub+zip"
 )
 
 func fixture(t testing.TB, name string) []byte {
@@ -62,6 +63,7 @@ func TestTextWordForWord(t *testing.T) {
 		{"gs.pdf", mimePDF, extract.UnitPage, []extract.Part{{Number: 1, Text: "Ghostscript line one.\nGhostscript line two, with a comma."}}},
 		{"report.docx", mimeDOCX, extract.UnitNone, []extract.Part{{Number: 1, Text: flowing + "\nPage two: outlook and risks.\n第二页：展望与风险。"}}},
 		{"report.odt", mimeODT, extract.UnitNone, []extract.Part{{Number: 1, Text: flowing + "Page two: outlook and risks.\n第二页：展望与风险。"}}},
+		{"report.epub", mimeEPUB, extract.UnitChapter, []extract.Part{{Number: 1, Text: flowing + "Page two: outlook and risks.\n第二页：展望与风险。"}}},
 		{"sheet.xlsx", mimeXLSX, extract.UnitSheet, sheets},
 		{"sheet.ods", mimeODS, extract.UnitSheet, sheets},
 		{"slides.pptx", mimePPTX, extract.UnitSlide, slides},

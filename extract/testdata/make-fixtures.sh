@@ -6,6 +6,7 @@
 #       libreoffice-impress-nogui fonts-noto-cjk ghostscript poppler-utils python3-reportlab
 #   ./make-fixtures.sh
 #
+# report.epub is the same document through LibreOffice's EPUB export.
 # Producers differ on purpose (the PDF extractor was chosen by its results on all of them):
 # LibreOffice (report.pdf: CJK with embedded subset fonts, a table, two pages), ReportLab
 # (columns.pdf: two columns; cid.pdf: Chinese in a non-embedded CID font; table.pdf; long.pdf:
@@ -128,6 +129,7 @@ lo() { soffice --headless --norestore --convert-to "$1" --outdir "$work/out" "$2
 lo pdf "$work/report.fodt"
 lo docx "$work/report.fodt"
 lo odt "$work/report.fodt"
+lo epub "$work/report.fodt"
 lo xlsx "$work/sheet.fods"
 lo ods "$work/sheet.fods"
 lo pptx "$work/slides.fodp"
