@@ -43,6 +43,9 @@ func TestTextWordForWord(t *testing.T) {
 		{Number: 2, Text: "Page two: outlook and risks.\n第二页：展望与风险。"},
 	}
 	flowing := "Quarterly Report 季度报告\nRevenue grew by 12 percent in the third quarter.\n第三季度收入增长了百分之十二。\nRegion | Revenue | 地区备注\nNorth | 1200 | 北方\n"
+	// notes.docx and notes.pptx come from pandoc (a second producer of Office files), from the
+	// same Markdown: a heading, a link, a table, a list.
+	pandocNotes := "Meeting notes 会议记录\nDecisions were made on three topics, see the plan.\n决定：下周发布。\nOwner | Task\nAna | Ship\n李雷 | 测试"
 	sheets := []extract.Part{
 		{Number: 1, Name: "Sales", Text: "Region,Units,Note\nNorth,1200,\"late, but complete\"\nSouth,2.5"},
 		{Number: 2, Name: "备注", Text: "项目,,状态\n迁移,,完成"},
@@ -64,6 +67,8 @@ func TestTextWordForWord(t *testing.T) {
 		{"report.docx", mimeDOCX, extract.UnitNone, []extract.Part{{Number: 1, Text: flowing + "\nPage two: outlook and risks.\n第二页：展望与风险。"}}},
 		{"report.odt", mimeODT, extract.UnitNone, []extract.Part{{Number: 1, Text: flowing + "Page two: outlook and risks.\n第二页：展望与风险。"}}},
 		{"report.epub", mimeEPUB, extract.UnitChapter, []extract.Part{{Number: 1, Text: flowing + "Page two: outlook and risks.\n第二页：展望与风险。"}}},
+		{"notes.docx", mimeDOCX, extract.UnitNone, []extract.Part{{Number: 1, Text: pandocNotes + "\nfirst item\n第二项"}}},
+		{"notes.pptx", mimePPTX, extract.UnitSlide, []extract.Part{{Number: 1, Text: pandocNotes}, {Number: 2, Text: "first item\n第二项"}}},
 		{"sheet.xlsx", mimeXLSX, extract.UnitSheet, sheets},
 		{"sheet.ods", mimeODS, extract.UnitSheet, sheets},
 		{"slides.pptx", mimePPTX, extract.UnitSlide, slides},

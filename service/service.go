@@ -273,6 +273,14 @@ func (s *Service) capabilities() handlers.Capabilities {
 // watched reads the registry the watcher last loaded successfully.
 type watched struct{ w *llmservices.Watcher }
 
+// Build finds these optional interfaces by assertion; losing a method must not silently turn a
+// registry feature off.
+var (
+	_ handlers.ModelFormats     = watched{}
+	_ handlers.ExtractionPolicy = watched{}
+	_ handlers.ExtractionPolicy = (*llmservices.Registry)(nil)
+)
+
 func (c watched) Capabilities(serviceID string) []string {
 	return c.w.Current().Capabilities(serviceID)
 }

@@ -3,14 +3,15 @@
 # `make test` (the committed files are what the tests read); run it by hand after changing a source:
 #
 #   apt-get install -y --no-install-recommends libreoffice-writer-nogui libreoffice-calc-nogui \
-#       libreoffice-impress-nogui fonts-noto-cjk ghostscript poppler-utils python3-reportlab
+#       libreoffice-impress-nogui fonts-noto-cjk ghostscript poppler-utils python3-reportlab pandoc
 #   ./make-fixtures.sh
 #
 # report.epub is the same document through LibreOffice's EPUB export.
 # Producers differ on purpose (the PDF extractor was chosen by its results on all of them):
 # LibreOffice (report.pdf: CJK with embedded subset fonts, a table, two pages), ReportLab
 # (columns.pdf: two columns; cid.pdf: Chinese in a non-embedded CID font; table.pdf; long.pdf:
-# 50 pages; locked.pdf: encrypted; scanned.pdf: an image only), Ghostscript (gs.pdf).
+# 50 pages; locked.pdf: encrypted; scanned.pdf: an image only), Ghostscript (gs.pdf), and pandoc
+# for a second producer of DOCX and PPTX (notes.docx, notes.pptx).
 set -euo pipefail
 cd "$(dirname "$0")"
 work=$(mktemp -d)
@@ -207,6 +208,25 @@ c = canvas.Canvas("scanned.pdf", pagesize=A4, invariant=1)
 c.drawImage(sys.argv[1], 0, 0, width=A4[0], height=A4[1])
 c.save()
 PY
+
+# notes.docx, notes.pptx: pandoc, a second producer of Office files.
+cat >"$work/notes.md" <<'MD'
+# Meeting notes 会议记录
+
+Decisions were made on *three* topics, see [the plan](https://example.com/plan).
+
+决定：下周发布。
+
+| Owner | Task |
+|-------|------|
+| Ana   | Ship |
+| 李雷  | 测试 |
+
+- first item
+- 第二项
+MD
+pandoc "$work/notes.md" -o notes.docx
+pandoc "$work/notes.md" -o notes.pptx
 
 # gs.pdf: PostScript through Ghostscript.
 cat >"$work/gs.ps" <<'PS'
