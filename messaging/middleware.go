@@ -27,6 +27,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/backoff"
 )
 
 // Outcomes, as logged and counted.
@@ -132,20 +133,23 @@ func (p *Pipeline) wireError(err error, d delivery) (*contracts.Error, string, s
 	}
 }
 
-// deadLetterWithRetry publishes the dead letter, retrying a failed publish a few times in place.
+// deadLetterWithRetry publishes the dead letter, retrying a failed publish in place: 6 attempts,
+// 0.1 s to 1.6 s apart.
 func (p *Pipeline) deadLetterWithRetry(ctx context.Context, m *message.Message, d delivery, reason string) error {
 	var err error
-	for wait := 100 * time.Millisecond; ; wait *= 2 {
-		if err = p.deadLetter(ctx, m, d, reason); err == nil || wait > 2*time.Second {
+	for attempt := 0; ; attempt++ {
+		if err = p.deadLetter(ctx, m, d, reason); err == nil || attempt == deadLetterAttempts-1 {
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		if deadLetterBackoff.Sleep(ctx, attempt) != nil {
 			return err
-		case <-time.After(wait):
 		}
 	}
 }
+
+const deadLetterAttempts = 6
+
+var deadLetterBackoff = backoff.Policy{Initial: 100 * time.Millisecond, Max: 2 * time.Second}
 
 // deadLetter publishes m on deadletter.<subject> with JetStream (acknowledged by the
 // WORKER_DEADLETTER stream) under ctx, with the reason headers. Its Nats-Msg-Id names the request's

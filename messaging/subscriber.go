@@ -12,6 +12,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/internal/backoff"
 )
 
 // subscriber is the pipeline's Watermill Subscriber. Each Subscribe call (one per handler slot) runs
@@ -91,18 +93,20 @@ func (s *subscriber) slot(ctx context.Context, subject string, cons jetstream.Co
 		}
 	}
 	defer setFailed(false)
-	wait := 500 * time.Millisecond
+	failures := 0 // pulls failed in a row
 	for !s.isStopping() && ctx.Err() == nil {
 		msg, err := s.next(ctx, cons)
 		switch {
 		case err == nil:
 			setFailed(false)
-			wait = 500 * time.Millisecond
+			failures = 0
 			s.handle(ctx, msg, out)
 		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil:
 			setFailed(false)
 		default:
 			setFailed(true)
+			wait := rebindBackoff.Delay(failures)
+			failures++
 			s.log.Warn("pull failed; binding the consumer again", "subject", subject, "error", err.Error(), "retry_in", wait.String())
 			select {
 			case <-s.stopping:
@@ -111,13 +115,15 @@ func (s *subscriber) slot(ctx context.Context, subject string, cons jetstream.Co
 				return
 			case <-time.After(wait):
 			}
-			wait = min(2*wait, 10*time.Second)
 			if c, err := s.js.Consumer(ctx, s.stream, ConsumerName(subject)); err == nil {
 				cons = c
 			}
 		}
 	}
 }
+
+// rebindBackoff spaces the attempts to bind a consumer again after failed pulls: 0.5 s doubling to 10 s.
+var rebindBackoff = backoff.Policy{Initial: 500 * time.Millisecond, Max: 10 * time.Second}
 
 // pullWait is how long one pull waits for a message. It bounds how soon a slot notices that fetching
 // stopped or that its consumer was deleted. A pull is never abandoned early: a message the server is

@@ -25,6 +25,7 @@ import (
 	"github.com/agentworks/artifact-worker/handlers"
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/httpapi"
+	"github.com/agentworks/artifact-worker/internal/backoff"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
@@ -374,7 +375,8 @@ const StartupTimeout = 60 * time.Second
 // A *SettingError (refused credentials or certificates) ends it at once: waiting cannot fix it.
 func retryStartup(ctx context.Context, log *slog.Logger, what string, f func() error) error {
 	deadline := time.Now().Add(StartupTimeout)
-	for wait := 500 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+	for attempt := 0; ; attempt++ {
+		wait := startupBackoff.Delay(attempt)
 		err := f()
 		if err == nil {
 			return nil
@@ -386,13 +388,14 @@ func retryStartup(ctx context.Context, log *slog.Logger, what string, f func() e
 			return err
 		}
 		log.Warn("waiting for a dependency", "dependency", what, "error", err.Error(), "retry_in", wait.String())
-		select {
-		case <-ctx.Done():
+		if backoff.Sleep(ctx, wait) != nil {
 			return err
-		case <-time.After(wait):
 		}
 	}
 }
+
+// startupBackoff spaces the start-up attempts: 0.5 s, 1 s, 2 s, 4 s, then every 5 s.
+var startupBackoff = backoff.Policy{Initial: 500 * time.Millisecond, Max: 5 * time.Second}
 
 func connected(conns ...*nats.Conn) error {
 	for _, nc := range conns {

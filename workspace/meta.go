@@ -1,13 +1,14 @@
 package workspace
 
 import (
+	"github.com/agentworks/artifact-worker/internal/backoff"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -245,7 +246,7 @@ func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mim
 		if attempt >= s.cfg.MaxAttempts {
 			return FileMeta{}, fmt.Errorf("%w: %s: gave up after %d attempts", ErrConflict, key, attempt)
 		}
-		if err := sleep(ctx, backoff(attempt)); err != nil {
+		if err := retryBackoff.Sleep(ctx, attempt); err != nil {
 			return FileMeta{}, fmt.Errorf("workspace: update metadata of %s: %w", key, err)
 		}
 	}
@@ -335,24 +336,6 @@ func (s *MetaStore) Get(ctx context.Context, workspaceID, cleanPath string) (Fil
 	return rec.FileMeta, nil
 }
 
-// backoff returns a random wait before attempt+1: full jitter over an exponentially growing window,
-// from backoffBase up to backoffMax.
-func backoff(attempt int) time.Duration {
-	window := backoffMax
-	if attempt < 16 {
-		window = min(backoffBase<<attempt, backoffMax)
-	}
-	return rand.N(window) + 1
-}
-
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// retryBackoff spaces the attempts of a write that lost a race: full jitter over an exponentially
+// growing window, from backoffBase up to backoffMax.
+var retryBackoff = backoff.Policy{Initial: backoffBase, Max: backoffMax, Jitter: true}
