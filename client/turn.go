@@ -20,6 +20,10 @@ type ToolResult struct {
 	Name string
 	// Assembly is the result's assembly (get_artifact, get_history_image, or an error reply's).
 	Assembly contracts.Assembly
+	// Failed marks the answer to a call that failed (Assembly is then the error reply's
+	// error.assembly): anthropic's tool_result gets is_error. The other dialects tell the model
+	// through the text alone.
+	Failed bool
 }
 
 // Turn returns the messages (or, for openai-responses, input items) that answer every tool call of
@@ -30,7 +34,7 @@ type ToolResult struct {
 //     requires each tool_call_id to be answered by tool messages before any other message, so a
 //     follow-up may not sit right after its own tool message when there are several calls.
 //   - openai-responses: one function_call_output item per call.
-//   - anthropic: one user message holding a tool_result block per call.
+//   - anthropic: one user message holding a tool_result block per call (is_error when Failed).
 //   - gemini: one user content holding a functionResponse part per call (id and name set here).
 //   - bedrock-converse: one user message holding a toolResult block per call (status success).
 //   - langchain: one tool message per call ({"role":"tool","tool_call_id","name","content"}).
@@ -77,7 +81,7 @@ func Turn(results []ToolResult) ([]json.RawMessage, error) {
 	case contracts.DialectAnthropic:
 		blocks := make([]toolResultBlock, 0, len(results))
 		for _, r := range results {
-			blocks = append(blocks, toolResultBlock{Type: "tool_result", ToolUseID: r.CallID, Content: r.Assembly.ToolContent})
+			blocks = append(blocks, toolResultBlock{Type: "tool_result", ToolUseID: r.CallID, Content: r.Assembly.ToolContent, IsError: r.Failed})
 		}
 		return []json.RawMessage{mustJSON(roleContent[toolResultBlock]{Role: "user", Content: blocks})}, nil
 	case contracts.DialectGemini:
@@ -128,6 +132,7 @@ type toolResultBlock struct {
 	Type      string          `json:"type"`
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error,omitempty"`
 }
 
 type geminiContent struct {

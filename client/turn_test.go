@@ -74,3 +74,17 @@ func TestTurnErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestTurnFailedAnthropic: a failed call's tool_result is marked is_error, the others are not.
+func TestTurnFailedAnthropic(t *testing.T) {
+	a := contracts.Assembly{Dialect: "anthropic", ToolContent: json.RawMessage(`[{"type":"text","text":"x"}]`)}
+	turn, err := client.Turn([]client.ToolResult{{CallID: "1", Assembly: a}, {CallID: "2", Assembly: a, Failed: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"1","content":[{"type":"text","text":"x"}]},` +
+		`{"type":"tool_result","tool_use_id":"2","content":[{"type":"text","text":"x"}],"is_error":true}]}`
+	if len(turn) != 1 || string(turn[0]) != want {
+		t.Errorf("turn = %s, want %s", turn, want)
+	}
+}

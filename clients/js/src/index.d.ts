@@ -1,7 +1,7 @@
 import type { NatsConnection, ConnectionOptions, Msg } from "@nats-io/transport-node";
 import type { ObjectStore } from "@nats-io/obj";
 import type {
-  Assembly, ChatMessage, ErrorObject, FileWrittenRequest, FileWrittenResult, GetArtifactRequest,
+  Assembly, ChatMessage, Dialect, ErrorObject, FileWrittenRequest, FileWrittenResult, GetArtifactRequest,
   GetArtifactResult, GetHistoryImageRequest, GetHistoryImageResult, MetadataRequest, MetadataResult,
   PreprocessRequest, PreprocessResult,
 } from "./contract.js";
@@ -84,13 +84,48 @@ export declare class WorkerClient {
   resolve(msg: Msg): Promise<Uint8Array>;
 }
 
-/** One tool call of an assistant turn: its id (tool_call_id / tool_use_id) and the worker's answer. */
+/** One tool call of an assistant turn: its id, its function's name and the worker's answer (a result, or an error). */
 export interface TurnCall {
+  /** tool_call_id (openai-chat, langchain), call_id (openai-responses), tool_use_id (anthropic), functionCall.id (gemini), toolUseId (bedrock-converse). */
   id: string;
+  /** The function's name: required by gemini (functionResponse.name), sent by langchain. */
+  name?: string;
   /** A result without assembly (media "result") is refused. */
   result?: { assembly?: Assembly };
+  /** A failed call: answered with the WorkerError's `error.assembly` in the turn's dialect, else with the error's text. */
   error?: Error;
 }
 
-/** The messages answering a turn: all tool messages (or one user message of tool_result blocks), then the follow-ups in call order. */
-export declare function assembleTurn(calls: TurnCall[], opts?: { dialect?: string }): Array<ChatMessage | Record<string, unknown>>;
+/** The content a dialect puts where a tool's result goes (Assembly.toolContent). */
+export type ToolContent = Assembly["toolContent"];
+
+/** openai-chat and langchain: one tool message per call. */
+export type ToolMessage = { role: "tool"; tool_call_id: string; name?: string; content: ToolContent };
+/** openai-responses: one input item per call. */
+export type FunctionCallOutput = { type: "function_call_output"; call_id: string; output: ToolContent };
+/** anthropic: one user message of tool_result blocks. */
+export type AnthropicToolResults = {
+  role: "user";
+  content: Array<{ type: "tool_result"; tool_use_id: string; content: ToolContent; is_error?: true }>;
+};
+/** gemini: one user content of functionResponse parts (the assembly's response and parts, plus id and name). */
+export type GeminiFunctionResponses = {
+  role: "user";
+  parts: Array<{ functionResponse: { id: string; name: string; response: { output: string }; parts?: Array<Record<string, unknown>> } }>;
+};
+/** bedrock-converse: one user message of toolResult blocks. */
+export type BedrockToolResults = {
+  role: "user";
+  content: Array<{ toolResult: { toolUseId: string; content: ToolContent; status: "success" } }>;
+};
+/** A message (or Responses input item) of an assembled turn; openai-chat follow-ups are ChatMessage. */
+export type TurnMessage = ToolMessage | ChatMessage | FunctionCallOutput | AnthropicToolResults | GeminiFunctionResponses | BedrockToolResults;
+
+/**
+ * The messages answering every call of one assistant turn, in call order, in the dialect of the
+ * assemblies (the Go client's client.Turn): openai-chat tool messages then the follow-ups;
+ * openai-responses function_call_output items; one anthropic, gemini or bedrock-converse user
+ * message; langchain tool messages. Throws on no calls, a call without id, a gemini call without
+ * name, mixed dialects or an unknown one.
+ */
+export declare function assembleTurn(calls: TurnCall[], opts?: { dialect?: Dialect }): TurnMessage[];

@@ -252,55 +252,110 @@ function isNoResponders(err) {
   return err?.name === "JetStreamNotEnabled" || err?.name === "NoRespondersError" || err?.cause?.name === "NoRespondersError" || (typeof err?.isNoResponders === "function" && err.isNoResponders());
 }
 
+/** The dialects assembleTurn answers a turn in (contracts/README.md, "Dialects"). */
+const DIALECTS = ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock-converse", "langchain"];
+
 /**
- * Builds the messages that answer one assistant turn with several tool calls, from the worker's
- * results, in the dialect of their `assembly`: OpenAI chat needs every tool message before any other
- * message, so all tool messages come first, then the follow-up messages in call order; Anthropic
- * takes all tool_result blocks in one user message. A call that failed (`error`) is answered with
- * the tool result the worker put in the error (`error.assembly`, when its dialect is the turn's),
- * else with its error text, so the model learns what happened.
+ * Builds the messages (for openai-responses, the input items) that answer one assistant turn with
+ * several tool calls, from the worker's results, in call order, in the dialect of their `assembly`;
+ * the same as `client.Turn` of the Go client (contracts/README.md, "Several tool calls in one turn"):
  *
- * @param {Array<{id: string, result?: {assembly: {dialect: string, toolContent: any, followUp?: any[]}}, error?: Error}>} calls
- * @param {{dialect?: string}} [opts] dialect when no call has a result (default openai-chat)
+ *   - openai-chat: one tool message per call, then every follow-up message in call order (OpenAI
+ *     needs every tool message before any other message).
+ *   - openai-responses: one function_call_output item per call.
+ *   - anthropic: one user message holding a tool_result block per call (is_error for a failed call).
+ *   - gemini: one user content holding a functionResponse part per call (id and name set here: a
+ *     gemini call needs its `name`).
+ *   - bedrock-converse: one user message holding a toolResult block per call (status success).
+ *   - langchain: one tool message per call (tool_call_id, name when given, content).
+ *
+ * A call that failed (`error`) is answered with the tool result the worker put in the error
+ * (`error.assembly`, when its dialect is the turn's), else with the error's text assembled as the
+ * worker assembles a text, so the model learns what happened.
+ *
+ * @param {Array<{id: string, name?: string, result?: {assembly?: {dialect: string, toolContent: any, followUp?: any[]}}, error?: Error}>} calls
+ * @param {{dialect?: string}} [opts] the turn's dialect; by default the first result's, else the
+ *   first worker error's assembly's, else openai-chat
  * @returns {any[]} messages to append after the assistant message
+ * @throws {Error} no calls, a call without id, without result or error, a result without assembly
+ *   or of another dialect, a gemini call without name, an unknown dialect
  */
 export function assembleTurn(calls, opts = {}) {
-  const dialect = calls.find((c) => c.result?.assembly)?.result.assembly.dialect ?? opts.dialect ?? "openai-chat";
-  const toolContent = (c) => {
-    if (c.result && !c.result.assembly) {
-      throw new Error(`assembleTurn: call ${c.id} has no assembly (its request asked for media "result")`);
+  if (!Array.isArray(calls) || calls.length === 0) throw new Error("assembleTurn: no calls");
+  const dialect = opts.dialect
+    ?? calls.find((c) => c.result?.assembly)?.result.assembly.dialect
+    ?? calls.map((c) => workerAssembly(c.error)).find(Boolean)?.dialect
+    ?? "openai-chat";
+  if (!DIALECTS.includes(dialect)) {
+    throw new Error(`assembleTurn: dialect ${JSON.stringify(dialect)} is not supported (${DIALECTS.join(", ")})`);
+  }
+  const answers = calls.map((c, i) => {
+    if (!c.id) throw new Error(`assembleTurn: call ${i} has no id`);
+    let a;
+    if (c.result) {
+      a = c.result.assembly;
+      if (!a) throw new Error(`assembleTurn: call ${c.id} has no assembly (its request asked for media "result")`);
+      if (a.dialect !== dialect) throw new Error(`assembleTurn: call ${c.id} has dialect ${a.dialect}, the turn ${dialect}`);
+    } else if (c.error) {
+      const wa = workerAssembly(c.error);
+      a = wa?.dialect === dialect ? wa : textAssembly(errorMessage(c.error), dialect);
+    } else {
+      throw new Error(`assembleTurn: call ${c.id} has neither result nor error`);
     }
-    if (c.result?.assembly) {
-      if (c.result.assembly.dialect !== dialect) {
-        throw new Error(`assembleTurn: call ${c.id} has dialect ${c.result.assembly.dialect}, the turn ${dialect}`);
+    if (a.toolContent === undefined) throw new Error(`assembleTurn: call ${c.id}: toolContent is missing`);
+    if (dialect === "gemini") {
+      if (!c.name) throw new Error(`assembleTurn: call ${c.id} has no name (gemini's functionResponse needs it)`);
+      if (a.toolContent === null || typeof a.toolContent !== "object" || Array.isArray(a.toolContent)) {
+        throw new Error(`assembleTurn: call ${c.id}: gemini toolContent is not an object`);
       }
-      return c.result.assembly.toolContent;
     }
-    const a = c.error instanceof WorkerError ? c.error.error.assembly : undefined;
-    if (a && a.dialect === dialect) return a.toolContent;
-    return errorText(c.error, dialect);
-  };
-  const followUps = calls.flatMap((c) => c.result?.assembly?.followUp ?? []);
+    return { id: c.id, name: c.name, content: a.toolContent, followUp: a.followUp ?? [], failed: !c.result };
+  });
   switch (dialect) {
     case "openai-chat":
-      return [...calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: toolContent(c) })), ...followUps];
+      return [
+        ...answers.map((r) => ({ role: "tool", tool_call_id: r.id, content: r.content })),
+        ...answers.flatMap((r) => r.followUp),
+      ];
+    case "openai-responses":
+      return answers.map((r) => ({ type: "function_call_output", call_id: r.id, output: r.content }));
     case "anthropic":
       return [{
         role: "user",
-        content: calls.map((c) => ({ type: "tool_result", tool_use_id: c.id, content: toolContent(c), ...(c.error ? { is_error: true } : {}) })),
-      }, ...followUps];
-    default:
-      throw new Error(`assembleTurn: dialect ${JSON.stringify(dialect)} is not supported (openai-chat, anthropic)`);
+        content: answers.map((r) => ({ type: "tool_result", tool_use_id: r.id, content: r.content, ...(r.failed ? { is_error: true } : {}) })),
+      }];
+    case "gemini":
+      return [{ role: "user", parts: answers.map((r) => ({ functionResponse: { ...r.content, id: r.id, name: r.name } })) }];
+    case "bedrock-converse":
+      return [{ role: "user", content: answers.map((r) => ({ toolResult: { toolUseId: r.id, content: r.content, status: "success" } })) }];
+    default: // langchain
+      return answers.map((r) => ({ role: "tool", tool_call_id: r.id, ...(r.name ? { name: r.name } : {}), content: r.content }));
   }
 }
 
-// errorText is what the model reads for a failed call: the tool result the worker made for it
-// (error.assembly, localised) when the turn's dialect matches, else the error's message.
-function errorText(err, dialect) {
-  if (!err) return "";
-  if (err instanceof WorkerError) {
-    const a = err.error.assembly;
-    return a && a.dialect === dialect ? a.toolContent : err.error.message;
-  }
+// workerAssembly is the tool result the worker made for a failed call (error.assembly), if any.
+function workerAssembly(err) {
+  return err instanceof WorkerError ? err.error.assembly : undefined;
+}
+
+// errorMessage is what the model reads for a failed call without a worker assembly in the turn's
+// dialect: the worker's message (localised), else the client-side error's message.
+function errorMessage(err) {
+  if (err instanceof WorkerError) return err.error.message;
   return err.message ?? String(err);
+}
+
+// textAssembly is a text's tool content in a dialect, as the worker's routing.AssembleText builds it.
+function textAssembly(text, dialect) {
+  switch (dialect) {
+    case "anthropic":
+    case "langchain":
+      return { dialect, toolContent: text ? [{ type: "text", text }] : [] };
+    case "gemini":
+      return { dialect, toolContent: { response: { output: text } } };
+    case "bedrock-converse": // Converse requires a content block, and a text one not blank
+      return { dialect, toolContent: [{ text: text || "(empty)" }] };
+    default: // openai-chat, openai-responses
+      return { dialect, toolContent: text };
+  }
 }

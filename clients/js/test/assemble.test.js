@@ -34,7 +34,7 @@ test("anthropic: all tool_result blocks in one user message; a failed call is an
   assert.equal(msgs[0].role, "user");
   assert.deepEqual(msgs[0].content, [
     { type: "tool_result", tool_use_id: "toolu_1", content: block },
-    { type: "tool_result", tool_use_id: "toolu_2", content: "未找到文件: x", is_error: true },
+    { type: "tool_result", tool_use_id: "toolu_2", content: [{ type: "text", text: "未找到文件: x" }], is_error: true },
   ]);
 });
 

@@ -2,7 +2,7 @@
 // TypeScript runtime makes, and refuse what the contract refuses.
 import {
   WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, assembleTurn, Subjects,
-  type GetArtifactResult, type FileWrittenResult, type ChatMessage,
+  type GetArtifactResult, type FileWrittenResult, type ChatMessage, type TurnMessage,
 } from "@agentworks/artifact-worker-client";
 
 export async function usage(seen: unknown[]): Promise<Array<ChatMessage | Record<string, unknown>>> {
@@ -26,4 +26,12 @@ export async function usage(seen: unknown[]): Promise<Array<ChatMessage | Record
   await worker.close();
   seen.push(size, blocks, wrong);
   return assembleTurn([{ id: "call_1", result: res }]);
+}
+
+// A gemini turn of two calls, one failed: the functionResponse parts carry id and name.
+export function geminiTurn(res: GetArtifactResult, err: WorkerError): string[] {
+  const turn: TurnMessage[] = assembleTurn([{ id: "c1", name: "get_artifact", result: res }, { id: "c2", name: "get_artifact", error: err }], { dialect: "gemini" });
+  // @ts-expect-error a call needs its id
+  assembleTurn([{ name: "get_artifact", result: res }]);
+  return turn.flatMap((m) => ("parts" in m ? m.parts.map((p) => p.functionResponse.name) : []));
 }
