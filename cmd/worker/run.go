@@ -39,6 +39,9 @@ embedded nats-server on EMBEDDED_NATS_ADDR and keeps its data under DATA_DIR.`, 
 		return exitUsage
 	}
 	log := newLogger(cfg)
+	for _, w := range settingWarnings(os.Getenv) {
+		log.Warn(w)
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	svc, err := service.New(ctx, cfg, log)

@@ -152,3 +152,13 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (se
 	}
 	return cfg, fs.Args(), cfg.Validate()
 }
+
+// settingWarnings names values that are accepted but probably not what was meant. OTEL_SDK_DISABLED
+// other than true or false leaves OpenTelemetry on, as the OTel specification says, with a warning.
+func settingWarnings(getenv func(string) string) []string {
+	var out []string
+	if v := strings.TrimSpace(getenv("OTEL_SDK_DISABLED")); v != "" && !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+		out = append(out, fmt.Sprintf("OTEL_SDK_DISABLED=%q is neither true nor false: OpenTelemetry stays on", v))
+	}
+	return out
+}

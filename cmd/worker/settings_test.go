@@ -161,6 +161,11 @@ func TestOTelSDKDisabledFollowsTheSpecification(t *testing.T) {
 		if cfg.OTelDisabled != want {
 			t.Errorf("OTEL_SDK_DISABLED=%q: disabled=%v, want %v", v, cfg.OTelDisabled, want)
 		}
+		// The specification: a value other than true or false is warned about.
+		warned := len(settingWarnings(env(map[string]string{"OTEL_SDK_DISABLED": v}))) > 0
+		if wantWarn := v == "1" || v == "yes"; warned != wantWarn {
+			t.Errorf("OTEL_SDK_DISABLED=%q: warned=%v, want %v", v, warned, wantWarn)
+		}
 	}
 }
 
