@@ -3,7 +3,9 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -47,5 +49,43 @@ func BenchmarkGetArtifactLargeImage(b *testing.B) {
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(img)), "alloc-bytes/artifact-byte")
 		})
+	}
+}
+
+// BenchmarkPreprocessRequest measures what the worker does with one context.preprocess body of the
+// issue's size (20 turns, ten distinct ~500 KB PNGs as data URLs, about 6.8 MB of JSON) besides
+// NATS and the store: the envelope decoder (request_id), the handler's decoding and checks, and
+// historyimage.Preprocess with an in-memory cache, up to the encoded result.
+func BenchmarkPreprocessRequest(b *testing.B) {
+	ctx := context.Background()
+	var msgs bytes.Buffer
+	msgs.WriteString("[")
+	for i := range 10 {
+		if i > 0 {
+			msgs.WriteString(",")
+		}
+		png := testfiles.NoisyPNG(300, 300+i)
+		png = append(png, bytes.Repeat([]byte{byte(i)}, 500<<10-len(png))...)
+		fmt.Fprintf(&msgs, `{"role":"user","content":[{"type":"text","text":"Turn %d: what changed in this screenshot?"},`+
+			`{"type":"image_url","image_url":{"url":"data:image/png;base64,%s"}}]},`, i, base64.StdEncoding.EncodeToString(png))
+		fmt.Fprintf(&msgs, `{"role":"assistant","content":"In turn %d the dialog moved to the left and the button turned blue."}`, i)
+	}
+	msgs.WriteString("]")
+	body, _ := json.Marshal(map[string]any{"request_id": "pp-1", "messages": json.RawMessage(msgs.Bytes())})
+	h := &handlers.Preprocess{Cache: memCache{}}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		id, err := handlers.DecodeEnvelope(body)
+		if err != nil || id != "pp-1" {
+			b.Fatalf("DecodeEnvelope: %q, %v", id, err)
+		}
+		res, err := h.Handle(ctx, messaging.Request{RequestID: id, Body: body})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !bytes.Contains(res.(messaging.Encoded), []byte(`"images_replaced":9`)) {
+			b.Fatalf("not nine images replaced: %s", res.(messaging.Encoded)[len(res.(messaging.Encoded))-200:])
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/rawjson"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
@@ -56,7 +57,7 @@ func DecodeEnvelope(body []byte) (string, error) {
 	var env struct {
 		RequestID json.RawMessage `json:"request_id"`
 	}
-	if err := json.Unmarshal(body, &env); err != nil {
+	if err := json.Unmarshal(envelopeOf(body), &env); err != nil {
 		return "", invalid("", "request body is not a JSON object: %v", err)
 	}
 	raw := env.RequestID
@@ -84,22 +85,46 @@ func DecodeEnvelope(body []byte) (string, error) {
 	return id, nil
 }
 
+// envelopeOf returns, when body is a valid JSON object, an object of only the members that
+// encoding/json would decode into DecodeEnvelope's request_id (its name exactly or, as encoding/json
+// matches names, equal under case folding), in order: decoding it gives what decoding body gives,
+// without a second pass of encoding/json's scanner over megabytes of other members. Otherwise it
+// returns body, for encoding/json to say what is wrong with it.
+func envelopeOf(body []byte) []byte {
+	if !rawjson.Valid(body) {
+		return body
+	}
+	ms := members(body)
+	if ms == nil {
+		return body // not an object
+	}
+	env := []byte{'{'}
+	for _, m := range ms {
+		if m.name == "request_id" || strings.EqualFold(m.name, "request_id") {
+			if len(env) > 1 {
+				env = append(env, ',')
+			}
+			env = append(append(append(env, m.key...), ':'), m.value...)
+		}
+	}
+	return append(env, '}')
+}
+
 // decode unmarshals the request body of subject into v, a pointer to the subject's request type,
 // and checks it: a field of the wrong type, a string anywhere in the body that is not valid UTF-8
 // (encoding/json would replace it by U+FFFD), another spelling of a known field (accepted when
 // otherSpellings lists it, else refused) and a field over its length limit are invalid_request
 // naming the field. Unknown fields are accepted (contract v1 grows by optional fields).
 func decode(subject string, body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
+	if err := unmarshal(body, v); err != nil {
+		if errors.Is(err, errTrailingData) {
+			return invalid("", "request body has data after the JSON object")
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return invalid(te.Field, "field %q must be a JSON %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
 		}
 		return invalid("", "request body is not valid JSON: %v", err)
-	}
-	if dec.More() {
-		return invalid("", "request body has data after the JSON object")
 	}
 	ms := members(body)
 	for _, m := range ms {
@@ -114,6 +139,84 @@ func decode(subject string, body []byte, v any) error {
 		return err
 	}
 	return checkLengths(v)
+}
+
+// errTrailingData is unmarshal's error for a body with more than one JSON value.
+var errTrailingData = errors.New("data after the JSON value")
+
+// unmarshal decodes the one JSON value of body into v as a json.Decoder does, and refuses data after
+// it with errTrailingData; other errors are encoding/json's.
+func unmarshal(body []byte, v any) error {
+	if light, fill := withoutRawValues(body, v); light != nil {
+		err := json.Unmarshal(light, v)
+		fill()
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errTrailingData
+	}
+	return nil
+}
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
+
+// withoutRawValues spares encoding/json the largest members of a request (the context of
+// context.preprocess): when body is one valid JSON object and some member is named exactly like a
+// json.RawMessage field of the struct v points to, it returns body with the values of those members
+// replaced by null, and fill, which sets each such field to the value of the last member of its
+// name, as decoding body would have. encoding/json decodes the rest exactly as it decodes body:
+// a RawMessage takes any value without error and the replaced members decode into nothing else.
+// light is nil (decode body itself) when body is not a valid object, nothing is to be replaced, or
+// a member is a case-folded spelling of such a field (encoding/json would decode it into the field
+// too; otherSpelling refuses it later).
+func withoutRawValues(body []byte, v any) (light []byte, fill func()) {
+	rv := reflect.ValueOf(v).Elem()
+	var raw []int // indexes of the RawMessage fields
+	for i := range rv.NumField() {
+		if rv.Type().Field(i).Type == rawMessageType && jsonName(rv.Type().Field(i)) != "" {
+			raw = append(raw, i)
+		}
+	}
+	if len(raw) == 0 || !rawjson.Valid(body) {
+		return nil, nil
+	}
+	ms := members(body)
+	last := make(map[int]member, len(raw)) // field index -> last member of its name
+	replace := map[int]bool{}              // member indexes
+	for k, m := range ms {
+		for _, i := range raw {
+			name := jsonName(rv.Type().Field(i))
+			switch {
+			case m.name == name:
+				last[i] = m
+				replace[k] = true
+			case strings.EqualFold(m.name, name):
+				return nil, nil
+			}
+		}
+	}
+	if len(replace) == 0 {
+		return nil, nil
+	}
+	light = make([]byte, 0, 1024)
+	prev := 0
+	for k, m := range ms {
+		if replace[k] {
+			light = append(light, body[prev:m.at]...)
+			light = append(light, "null"...)
+			prev = m.at + len(m.value)
+		}
+	}
+	light = append(light, body[prev:]...)
+	return light, func() {
+		for i, m := range last {
+			rv.Field(i).SetBytes(bytes.Clone(m.value))
+		}
+	}
 }
 
 // otherSpelling applies the accepted other spellings of known fields and refuses the rest.

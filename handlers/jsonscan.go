@@ -18,6 +18,7 @@ type member struct {
 	name  string // the key, unescaped
 	key   []byte // the raw key, quotes included
 	value []byte // the raw value
+	at    int    // where value starts in the object
 }
 
 // members returns the members of the JSON object b, in order; nil when b is not an object.
@@ -32,7 +33,7 @@ func members(b []byte) []member {
 		ke := rawjson.StringEnd(b, i)
 		i = rawjson.SkipSpace(b, rawjson.SkipSpace(b, ke)+1) // past ':'
 		e := rawjson.ValueEnd(b, i)
-		out = append(out, member{name: rawjson.Unquote(b[ks:ke]), key: b[ks:ke], value: b[i:e]})
+		out = append(out, member{name: rawjson.Unquote(b[ks:ke]), key: b[ks:ke], value: b[i:e], at: i})
 		i = rawjson.SkipSpace(b, e)
 		if i < len(b) && b[i] == ',' {
 			i = rawjson.SkipSpace(b, i+1)

@@ -7,7 +7,7 @@ import (
 	"github.com/agentworks/artifact-worker/internal/rawjson"
 )
 
-// rawJSON walks a JSON document that json.Valid has already accepted, by byte offsets, without
+// rawJSON walks a JSON document that rawjson.Valid has already accepted, by byte offsets, without
 // copying or decoding it. It only has to find where values begin and end, so it tracks strings
 // and nesting and nothing else; it must never be used on input that was not validated.
 type rawJSON []byte

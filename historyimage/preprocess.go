@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/rawjson"
 )
 
 // Image is a cached history image: the base64 text exactly as it appeared in the context (its MD5 is
@@ -215,7 +216,7 @@ type message struct {
 
 // checkList reports an *InvalidContextError unless doc is a valid JSON list.
 func checkList(doc rawJSON) error {
-	if !json.Valid(doc) {
+	if !rawjson.Valid(doc) {
 		var sink struct{}
 		// Valid JSON was ruled out, so Unmarshal stops at its syntax check and only reports why.
 		if err := json.Unmarshal(doc, &sink); err != nil {
