@@ -35,7 +35,9 @@ type ToolResult struct {
 //     follow-up may not sit right after its own tool message when there are several calls.
 //   - openai-responses: one function_call_output item per call.
 //   - anthropic: one user message holding a tool_result block per call (is_error when Failed).
-//   - gemini: one user content holding a functionResponse part per call (id and name set here).
+//   - gemini: one user content holding a functionResponse part per call (id and name set here):
+//     Gemini takes the responses to parallel calls together, in one content. Then every
+//     follow-up content (media for models that take none in a function response) in call order.
 //   - bedrock-converse: one user message holding a toolResult block per call (status success).
 //   - langchain: one tool message per call ({"role":"tool","tool_call_id","name","content"}).
 //
@@ -57,21 +59,22 @@ func Turn(results []ToolResult) ([]json.RawMessage, error) {
 			return nil, fmt.Errorf("%w: result %d has no name (gemini's functionResponse needs it)", ErrTurn, i)
 		}
 		for _, m := range r.Assembly.FollowUp {
-			if !json.Valid(m.Content) {
-				return nil, fmt.Errorf("%w: result %d: a follow-up's content is not JSON", ErrTurn, i)
+			body := m.Content // openai-chat
+			if dialect == contracts.DialectGemini {
+				body = m.Parts
+			}
+			if !json.Valid(body) {
+				return nil, fmt.Errorf("%w: result %d: a follow-up's content (gemini: parts) is not JSON", ErrTurn, i)
 			}
 		}
 	}
 	switch dialect {
 	case contracts.DialectOpenAIChat, "":
-		var out, followUps []json.RawMessage
+		out := make([]json.RawMessage, 0, len(results))
 		for _, r := range results {
 			out = append(out, mustJSON(chatToolMessage{Role: "tool", ToolCallID: r.CallID, Content: r.Assembly.ToolContent}))
-			for _, m := range r.Assembly.FollowUp {
-				followUps = append(followUps, mustJSON(m))
-			}
 		}
-		return append(out, followUps...), nil
+		return append(out, followUps(results)...), nil
 	case contracts.DialectOpenAIResponses:
 		out := make([]json.RawMessage, 0, len(results))
 		for _, r := range results {
@@ -94,7 +97,7 @@ func Turn(results []ToolResult) ([]json.RawMessage, error) {
 			fr["id"], fr["name"] = mustJSON(r.CallID), mustJSON(r.Name)
 			parts = append(parts, geminiPart{FunctionResponse: fr})
 		}
-		return []json.RawMessage{mustJSON(geminiContent{Role: "user", Parts: parts})}, nil
+		return append([]json.RawMessage{mustJSON(geminiContent{Role: "user", Parts: parts})}, followUps(results)...), nil
 	case contracts.DialectBedrockConverse:
 		blocks := make([]bedrockBlock, 0, len(results))
 		for _, r := range results {
@@ -109,6 +112,17 @@ func Turn(results []ToolResult) ([]json.RawMessage, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("%w: unknown dialect %q", ErrTurn, dialect)
+}
+
+// followUps is every follow-up message of the results, in call order.
+func followUps(results []ToolResult) []json.RawMessage {
+	var out []json.RawMessage
+	for _, r := range results {
+		for _, m := range r.Assembly.FollowUp {
+			out = append(out, mustJSON(m))
+		}
+	}
+	return out
 }
 
 type chatToolMessage struct {

@@ -49,8 +49,9 @@ const (
 	pdfData = "JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PD4+CmVuZG9iagp0cmFpbGVyCjw8Pj4KJSVFT0YK"
 )
 
-// turnCases: two and three parallel calls in every dialect, each with a failed call answered by
-// its error.assembly, and a call that failed in the client (no assembly: its message is sent).
+// turnCases: two and three parallel calls in every dialect (gemini with both toolResultMedia
+// values), each with a failed call answered by its error.assembly, and a call that failed in the
+// client (no assembly: its message is sent).
 func turnCases(t *testing.T) []turnCase {
 	t.Helper()
 	image := contracts.ContentRouteResult{ContentType: "binary", Routing: contracts.RouteImageURL, Content: "工件内容 (chart.png):",
@@ -60,10 +61,21 @@ func turnCases(t *testing.T) []turnCase {
 	text := contracts.ContentRouteResult{ContentType: "text", Routing: contracts.RouteText, Content: "# Notes\nShip on Friday."}
 	notFound := `{"error":"artifact_not_found","ref":"artifact:gone","message":"工件不存在或已被删除"}`
 
-	var cases []turnCase
+	// gemini twice: media inside the functionResponse (Gemini 3) and in follow-up contents (older models).
+	type variant struct{ dialect, toolResultMedia, name string }
+	var variants []variant
 	for _, d := range contracts.Dialects {
+		if d == contracts.DialectGemini {
+			variants = append(variants, variant{d, routing.ToolResultMediaInline, d + " (inline)"}, variant{d, routing.ToolResultMediaFollowUp, d + " (followUp)"})
+			continue
+		}
+		variants = append(variants, variant{d, "", d})
+	}
+	var cases []turnCase
+	for _, v := range variants {
+		d := v.dialect
 		ok := func(id string, r contracts.ContentRouteResult) turnCall {
-			a := routing.Assemble(r, d)
+			a := routing.Assemble(r, d, v.toolResultMedia)
 			return turnCall{ID: id, Name: "get_artifact", Assembly: &a}
 		}
 		failed := func(id string) turnCall {
@@ -96,7 +108,7 @@ func turnCases(t *testing.T) []turnCase {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, c.name, err)
 			}
-			cases = append(cases, turnCase{Name: d + "/" + c.name, Dialect: d, Calls: c.calls, Turn: turn})
+			cases = append(cases, turnCase{Name: v.name + "/" + c.name, Dialect: d, Calls: c.calls, Turn: turn})
 		}
 	}
 	return cases

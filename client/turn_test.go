@@ -55,6 +55,33 @@ func TestTurnOpenAIChatOrder(t *testing.T) {
 	}
 }
 
+// TestTurnGeminiOrder: the function responses of a turn go together in the first content, with
+// their ids and names, and the follow-ups (media for Gemini 2.x) come after it in call order.
+func TestTurnGeminiOrder(t *testing.T) {
+	media := func(text string) contracts.Assembly {
+		return contracts.Assembly{Dialect: "gemini", ToolContent: json.RawMessage(`{"response":{"output":"` + text + `"}}`),
+			FollowUp: []contracts.ChatMessage{{Role: "user", Parts: json.RawMessage(`[{"text":"media of ` + text + `"}]`)}}}
+	}
+	text := contracts.Assembly{Dialect: "gemini", ToolContent: json.RawMessage(`{"response":{"output":"plain"}}`)}
+	results := []client.ToolResult{{CallID: "1", Name: "f", Assembly: media("a")}, {CallID: "2", Name: "g", Assembly: text}, {CallID: "3", Name: "f", Assembly: media("c")}}
+	turn, err := client.Turn(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"role":"user","parts":[{"functionResponse":{"id":"1","name":"f","response":{"output":"a"}}},{"functionResponse":{"id":"2","name":"g","response":{"output":"plain"}}},{"functionResponse":{"id":"3","name":"f","response":{"output":"c"}}}]}`,
+		`{"role":"user","parts":[{"text":"media of a"}]}`,
+		`{"role":"user","parts":[{"text":"media of c"}]}`,
+	}
+	var got []string
+	for _, m := range turn {
+		got = append(got, string(m))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("turn:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestTurnErrors(t *testing.T) {
 	ok := contracts.Assembly{Dialect: "anthropic", ToolContent: json.RawMessage(`[]`)}
 	tests := map[string][]client.ToolResult{
@@ -63,6 +90,8 @@ func TestTurnErrors(t *testing.T) {
 		"no call id":     {{Assembly: ok}},
 		"no content":     {{CallID: "1", Assembly: contracts.Assembly{Dialect: "anthropic"}}},
 		"gemini no name": {{CallID: "1", Assembly: contracts.Assembly{Dialect: "gemini", ToolContent: json.RawMessage(`{"response":{"output":""}}`)}}},
+		"gemini follow-up without parts": {{CallID: "1", Name: "f", Assembly: contracts.Assembly{Dialect: "gemini", ToolContent: json.RawMessage(`{"response":{"output":""}}`),
+			FollowUp: []contracts.ChatMessage{{Role: "user", Content: json.RawMessage(`"x"`)}}}}},
 		"gemini not obj": {{CallID: "1", Name: "f", Assembly: contracts.Assembly{Dialect: "gemini", ToolContent: json.RawMessage(`"x"`)}}},
 		"unknown":        {{CallID: "1", Assembly: contracts.Assembly{Dialect: "cobol", ToolContent: json.RawMessage(`"x"`)}}},
 	}

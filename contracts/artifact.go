@@ -250,19 +250,26 @@ type Usage struct {
 //     in one turn, every tool message comes first, then the follow-ups in call order.
 //   - openai-responses: function_call_output.output (a string, or input_text/input_image/input_file).
 //   - anthropic: the tool_result block's content list (text, image, document blocks).
-//   - gemini: a functionResponse object without name and id ({"response":{"output"},"parts"}).
+//   - gemini: a functionResponse object without name and id ({"response":{"output"}}). Where the
+//     model takes media inside a function response (registry toolResultMedia "inline": Gemini 3),
+//     it carries the media ("parts":[{"inlineData"}]); otherwise ("followUp", the default: Gemini
+//     2.x) FollowUp holds one user content ({"role":"user","parts":[text, inlineData]}) to send
+//     after every functionResponse of the turn.
 //   - bedrock-converse: toolResult.content (text, image, document, video blocks).
 //   - langchain: a ToolMessage's content, LangChain v1 standard blocks.
 //
-// FollowUp is empty except for openai-chat. client.Turn builds a whole turn from several results.
+// FollowUp is empty except for openai-chat and gemini. client.Turn builds a whole turn from several
+// results.
 type Assembly struct {
 	Dialect     string          `json:"dialect"`
 	ToolContent json.RawMessage `json:"toolContent"`
 	FollowUp    []ChatMessage   `json:"followUp,omitempty"`
 }
 
-// ChatMessage is a message in the dialect's own shape; Content is a string or a list of parts.
+// ChatMessage is a message in the dialect's own shape: openai-chat sets Content (a string or a list
+// of parts), gemini sets Parts (a Content's parts: text and inlineData).
 type ChatMessage struct {
 	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Content json.RawMessage `json:"content,omitempty"`
+	Parts   json.RawMessage `json:"parts,omitempty"`
 }

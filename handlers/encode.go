@@ -29,7 +29,7 @@ func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts
 	if media != contracts.MediaResult {
 		size += len(a.ToolContent) + 64
 		for _, m := range a.FollowUp {
-			size += len(m.Content) + len(m.Role) + 32
+			size += len(m.Content) + len(m.Parts) + len(m.Role) + 32
 		}
 	}
 	b := make([]byte, 0, size)
@@ -53,8 +53,14 @@ func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts
 			role, _ := json.Marshal(m.Role)
 			b = append(b, `{"role":`...)
 			b = append(b, role...)
-			b = append(b, `,"content":`...)
-			b = appendRaw(b, m.Content)
+			if len(m.Content) > 0 { // openai-chat
+				b = append(b, `,"content":`...)
+				b = appendRaw(b, m.Content)
+			}
+			if len(m.Parts) > 0 { // gemini
+				b = append(b, `,"parts":`...)
+				b = appendRaw(b, m.Parts)
+			}
 			b = append(b, '}')
 		}
 		b = append(b, ']')

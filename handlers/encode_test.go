@@ -24,7 +24,7 @@ func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 		for _, dialect := range contracts.Dialects {
 			for _, media := range []string{contracts.MediaBoth, contracts.MediaResult, contracts.MediaAssembly} {
 				res := routing.Route(in)
-				asm := routing.Assemble(res, dialect)
+				asm := routing.Assemble(res, dialect, "")
 				usage := routing.EstimateUsage(res, dialect)
 				got, err := encodeResult(res, usage, asm, media)
 				if err != nil {

@@ -83,7 +83,7 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	res := h.Extraction.apply(ctx, r, routing.Route(in), in.Content, loc)
 	usage := routing.EstimateUsage(res, dia)
 	countSaved(ctx, h.Tokens, contracts.SubjectGetArtifact, dia, usage.TokensSaved)
-	return encodeResult(res, usage, routing.Assemble(res, dia), med)
+	return encodeResult(res, usage, routing.Assemble(res, dia, in.Formats.ToolResultMedia), med)
 }
 
 // formats is what the service's API accepts, or the defaults of the dialect's provider.

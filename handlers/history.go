@@ -134,7 +134,7 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (an
 		if data == "" {
 			res.Assembly = routing.AssembleText(text, dia)
 		} else {
-			res.Assembly = routing.AssembleImage(mime, data, text, dia)
+			res.Assembly = routing.AssembleImage(mime, data, text, dia, h.formats(r.ServiceID, dia).ToolResultMedia)
 		}
 	}
 	countSaved(ctx, h.Tokens, contracts.SubjectGetHistoryImage, dia, res.Usage.TokensSaved)

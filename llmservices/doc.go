@@ -16,6 +16,12 @@
 // up — an unknown id, a nil registry — is text only: a description is always safer than a part
 // the model's API rejects.
 //
+// An optional "providers" block gives each provider's accepted formats, image limits and
+// toolResultMedia ("inline" or "followUp": whether the model takes a tool result's media inside
+// the tool result, as Gemini 3 does, or in a following user turn, as Gemini 2.x); a service's own
+// "formats", "imageLimits" and "toolResultMedia" replace its provider's. Formats returns them as
+// routing.Formats.
+//
 // Default returns the registry embedded from default.json (the same content as the deployment's
 // config/llmservices.json); Load reads a file; a Watcher reloads a file when it changes and keeps
 // the last good registry when a change is invalid. A Registry is immutable and safe for

@@ -60,12 +60,25 @@ type service struct {
 	// ExtractText: documents this model cannot take as files reach it as their extracted text
 	// (a request's extract_text overrides it).
 	ExtractText bool `json:"extractText,omitempty"`
+	// ToolResultMedia, when set, replaces the provider's: where the model takes a tool result's
+	// media, "inline" or "followUp" (routing.ToolResultMediaInline, ToolResultMediaFollowUp).
+	ToolResultMedia string `json:"toolResultMedia,omitempty"`
 }
 
 // formatsJSON is a provider's entry.
 type formatsJSON struct {
 	Formats     modalities  `json:"formats"`
 	ImageLimits *limitsJSON `json:"imageLimits,omitempty"`
+	// ToolResultMedia is the provider's default for its services (empty: "followUp").
+	ToolResultMedia string `json:"toolResultMedia,omitempty"`
+}
+
+// checkToolResultMedia reports a toolResultMedia that is neither empty nor a known value.
+func checkToolResultMedia(v string) []string {
+	if v == "" || v == routing.ToolResultMediaInline || v == routing.ToolResultMediaFollowUp {
+		return nil
+	}
+	return []string{fmt.Sprintf("bad toolResultMedia %q (use %q or %q)", v, routing.ToolResultMediaInline, routing.ToolResultMediaFollowUp)}
 }
 
 // modalities lists accepted format names per input modality; a missing list is "inherit".
@@ -109,8 +122,9 @@ func (l *limitsJSON) check() []string {
 	return nil
 }
 
-// over returns base with the lists and limits set in m and l replacing its own.
-func over(base routing.Formats, m *modalities, l *limitsJSON) routing.Formats {
+// over returns base with the lists, limits and tool-result media placement set in m, l and
+// toolResultMedia replacing its own.
+func over(base routing.Formats, m *modalities, l *limitsJSON, toolResultMedia string) routing.Formats {
 	if m != nil {
 		if m.Image != nil {
 			base.Image = m.Image
@@ -127,6 +141,9 @@ func over(base routing.Formats, m *modalities, l *limitsJSON) routing.Formats {
 	}
 	if l != nil {
 		base.Limits = l.limits()
+	}
+	if toolResultMedia != "" {
+		base.ToolResultMedia = toolResultMedia
 	}
 	return base
 }
@@ -164,10 +181,10 @@ func Parse(data []byte, name string) (*Registry, error) {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(f.Providers)) {
 		p := f.Providers[name]
-		for _, problem := range append(p.Formats.check(), p.ImageLimits.check()...) {
+		for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia)) {
 			errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", name, name, ErrInvalid, problem))
 		}
-		r.providers[lookupKey(name)] = over(routing.DefaultFormats(), &p.Formats, p.ImageLimits)
+		r.providers[lookupKey(name)] = over(routing.DefaultFormats(), &p.Formats, p.ImageLimits, p.ToolResultMedia)
 	}
 	for i, s := range f.Services {
 		fail := func(format string, args ...any) {
@@ -191,7 +208,7 @@ func Parse(data []byte, name string) (*Registry, error) {
 				fail("%s", problem)
 			}
 		}
-		for _, problem := range s.ImageLimits.check() {
+		for _, problem := range append(s.ImageLimits.check(), checkToolResultMedia(s.ToolResultMedia)...) {
 			fail("%s", problem)
 		}
 		if strings.TrimSpace(s.ID) == "" {
@@ -213,7 +230,7 @@ func Parse(data []byte, name string) (*Registry, error) {
 		}
 		for _, key := range append([]string{s.ID}, s.Aliases...) {
 			if k := lookupKey(key); k != "" && firstAt[k] == i {
-				r.formats[k] = over(r.provider(s.Provider), s.Formats, s.ImageLimits)
+				r.formats[k] = over(r.provider(s.Provider), s.Formats, s.ImageLimits, s.ToolResultMedia)
 				if s.ExtractText {
 					r.extract[k] = true
 				}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/llmservices"
+	"github.com/agentworks/artifact-worker/routing"
 )
 
 // writeFile writes content to a new file in a test directory and returns its path.
@@ -54,6 +55,11 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`service "m"`, `unknown output capability "telepathy"`},
 		},
 		{"missing id", `{"services": [{"capabilities": {"input": ["text"]}}]}`, []string{"services[0]", "missing id"}},
+		{
+			"bad toolResultMedia",
+			`{"providers": {"google": {"formats": {}, "toolResultMedia": "parts"}}, "services": [{"id": "g", "toolResultMedia": "Inline", "capabilities": {"input": ["text"]}}]}`,
+			[]string{`provider "google"`, `bad toolResultMedia "parts"`, `service "g"`, `bad toolResultMedia "Inline" (use "inline" or "followUp")`},
+		},
 		{
 			"every problem is reported",
 			`{"services": [{"id": "a", "capabilities": {"input": ["sight"]}}, {"id": "b", "capabilities": {"input": ["smell"]}}]}`,
@@ -212,5 +218,39 @@ func TestExtractText(t *testing.T) {
 	}
 	if (*llmservices.Registry)(nil).ExtractText("reader") {
 		t.Error("a nil registry asks for extraction")
+	}
+}
+
+// TestToolResultMedia: a service's toolResultMedia replaces its provider's, an unknown service
+// takes its fallback provider's, and the shipped Gemini models (all 2.x, which take no media inside
+// a function response: PROVIDERS.md) get the follow-up.
+func TestToolResultMedia(t *testing.T) {
+	t.Parallel()
+	r, err := llmservices.Parse([]byte(`{"providers":{"google":{"formats":{},"toolResultMedia":"followUp"}},"services":[
+ {"id":"gemini-3-x","aliases":["g3"],"provider":"google","toolResultMedia":"inline","capabilities":{"input":["text","vision"],"output":["text"]}},
+ {"id":"gemini-2-x","provider":"google","capabilities":{"input":["text","vision"],"output":["text"]}},
+ {"id":"other","capabilities":{"input":["text"],"output":["text"]}}]}`), "test.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ id, fallback, want string }{
+		{"gemini-3-x", "", routing.ToolResultMediaInline},
+		{" G3 ", "openai", routing.ToolResultMediaInline},
+		{"gemini-2-x", "", routing.ToolResultMediaFollowUp},
+		{"unknown", "google", routing.ToolResultMediaFollowUp},
+		{"other", "google", ""},
+	} {
+		if got := r.Formats(tt.id, tt.fallback).ToolResultMedia; got != tt.want {
+			t.Errorf("Formats(%q, %q).ToolResultMedia = %q, want %q", tt.id, tt.fallback, got, tt.want)
+		}
+	}
+	d := llmservices.Default()
+	for _, id := range d.Services() {
+		if strings.HasPrefix(id, "gemini-2") && d.Formats(id, "").ToolResultMedia != routing.ToolResultMediaFollowUp {
+			t.Errorf("%s: toolResultMedia %q, want followUp (Gemini 2.x takes no media in a function response)", id, d.Formats(id, "").ToolResultMedia)
+		}
+	}
+	if got := d.Formats("", "google").ToolResultMedia; got != routing.ToolResultMediaFollowUp {
+		t.Errorf("an unknown Gemini model: %q, want followUp", got)
 	}
 }

@@ -94,7 +94,8 @@ func routedMedia(r contracts.ContentRouteResult, dialect string) (m media, unsup
 
 // Assemble turns a ContentRouteResult into the tool-result parts of a dialect (one of
 // contracts.Dialects; anything else is openai-chat). ToolContent is what goes where the API puts
-// a tool's result; FollowUp, for openai-chat only, holds the user message that carries media.
+// a tool's result; FollowUp, for openai-chat and gemini, holds the user message that carries media.
+// toolResultMedia (Formats.ToolResultMedia of the model) matters to gemini only.
 //
 //   - openai-chat: tool messages take text only, so ToolContent is a JSON string — the text, the
 //     description, or for routed media the summary line and a note that the content follows — and
@@ -105,7 +106,12 @@ func routedMedia(r contracts.ContentRouteResult, dialect string) (m media, unsup
 //   - anthropic: ToolContent is the tool_result content list: a text block, plus an image block
 //     or a document block (PDF). Empty text gives an empty list (Anthropic rejects empty text).
 //   - gemini: ToolContent is a functionResponse without name and id (the caller's to set):
-//     {"response":{"output":text}} plus, for media, "parts":[{"inlineData":{mimeType,data}}].
+//     {"response":{"output":text}}. Media goes where toolResultMedia says: ToolResultMediaInline
+//     (Gemini 3) adds "parts":[{"inlineData":{mimeType,data}}] to it; ToolResultMediaFollowUp (the
+//     default, for every other value too: Gemini 2.x) puts the summary line and a note that the
+//     content follows in output, and FollowUp holds one user content
+//     {"role":"user","parts":[{"text":label},{"inlineData":{mimeType,data}}]}, to send after
+//     every functionResponse of the turn.
 //   - bedrock-converse: ToolContent is toolResult.content: a text block, plus an image, document
 //     (format and a sanitised name) or video block with the bytes as base64. Empty text is sent
 //     as "(empty)": Converse requires a content block.
@@ -115,41 +121,49 @@ func routedMedia(r contracts.ContentRouteResult, dialect string) (m media, unsup
 // Media a dialect cannot carry is not sent: the text says so. Base64 only ever appears in media
 // parts, never in a text field or a string ToolContent. The locale of the notes added here follows
 // the markers Route writes at the start of Content. Assemble is pure and safe for concurrent use.
-func Assemble(r contracts.ContentRouteResult, dialect string) contracts.Assembly {
+func Assemble(r contracts.ContentRouteResult, dialect, toolResultMedia string) contracts.Assembly {
 	d := normalizeDialect(dialect)
 	m, unsupported := routedMedia(r, d)
-	return assemble(d, r.Content, m, unsupported, contentLocale(r.Content))
+	return assemble(d, toolResultMedia, r.Content, m, unsupported, contentLocale(r.Content))
 }
 
 // AssembleText assembles a text-only tool result (a description, an error message) in a dialect:
 // what Assemble does with a result that routes text. Error replies are assembled with it, so every
 // dialect Assemble knows carries them too.
 func AssembleText(text, dialect string) contracts.Assembly {
-	return assemble(normalizeDialect(dialect), text, media{}, false, contentLocale(text))
+	return assemble(normalizeDialect(dialect), "", text, media{}, false, contentLocale(text))
 }
 
 // AssembleImage assembles one plain image, given as standard base64 (no data: prefix), with a
 // text that goes with it (which must not hold the base64). A MIME type that no API accepts as an
-// image, one the dialect cannot carry, or empty data gives the text alone.
-func AssembleImage(mime, base64Data, text, dialect string) contracts.Assembly {
+// image, one the dialect cannot carry, or empty data gives the text alone. toolResultMedia is
+// Assemble's.
+func AssembleImage(mime, base64Data, text, dialect, toolResultMedia string) contracts.Assembly {
 	d := normalizeDialect(dialect)
 	m := media{kind: mediaImage, mime: normalizeMIME(mime), data: base64Data}
 	m.format = formatOf(m.mime)
 	if base64Data == "" || !acceptedImageFormats[m.format] || !DialectCarries(d, contracts.BinaryImage, m.format) {
 		m = media{}
 	}
-	if d == contracts.DialectOpenAIChat { // the text is a label, not a routed summary: no "follows" note
+	switch {
+	case d == contracts.DialectOpenAIChat: // the text is a label, not a routed summary: no "follows" note
 		a := contracts.Assembly{Dialect: d, ToolContent: marshal(text)}
 		if m.kind != mediaNone {
 			a.FollowUp = []contracts.ChatMessage{openAIFollowUp(text, m)}
 		}
 		return a
+	case d == contracts.DialectGemini && toolResultMedia != ToolResultMediaInline:
+		a := contracts.Assembly{Dialect: d, ToolContent: geminiResponse(text, media{})}
+		if m.kind != mediaNone {
+			a.FollowUp = []contracts.ChatMessage{geminiFollowUp(text, m)}
+		}
+		return a
 	}
-	return assemble(d, text, m, false, &zh)
+	return assemble(d, toolResultMedia, text, m, false, &zh)
 }
 
 // assemble builds the parts of dialect d (already normalised).
-func assemble(d, content string, m media, unsupported bool, msgs *messages) contracts.Assembly {
+func assemble(d, toolResultMedia, content string, m media, unsupported bool, msgs *messages) contracts.Assembly {
 	text := content
 	if unsupported {
 		text = content + "\n" + msgs.dialectCannot
@@ -160,7 +174,11 @@ func assemble(d, content string, m media, unsupported bool, msgs *messages) cont
 	case contracts.DialectAnthropic:
 		return contracts.Assembly{Dialect: d, ToolContent: anthropicContent(text, m)}
 	case contracts.DialectGemini:
-		return contracts.Assembly{Dialect: d, ToolContent: geminiResponse(text, m)}
+		if m.kind == mediaNone || toolResultMedia == ToolResultMediaInline {
+			return contracts.Assembly{Dialect: d, ToolContent: geminiResponse(text, m)}
+		}
+		return contracts.Assembly{Dialect: d, ToolContent: geminiResponse(content+"\n"+msgs.followsNext, media{}),
+			FollowUp: []contracts.ChatMessage{geminiFollowUp(content, m)}}
 	case contracts.DialectBedrockConverse:
 		return contracts.Assembly{Dialect: d, ToolContent: bedrockContent(text, m)}
 	case contracts.DialectLangChain:
@@ -230,9 +248,20 @@ func anthropicContent(text string, m media) json.RawMessage {
 func geminiResponse(text string, m media) json.RawMessage {
 	r := geminiFunctionResponse{Response: geminiOutput{Output: text}}
 	if m.kind != mediaNone {
-		r.Parts = []geminiPart{{InlineData: geminiBlob{MimeType: m.mime, Data: m.data}}}
+		r.Parts = []geminiPart{{InlineData: &geminiBlob{MimeType: m.mime, Data: m.data}}}
 	}
 	return marshal(r)
+}
+
+// geminiFollowUp is the user content carrying media after a turn's function responses, for models
+// that take no media inside a functionResponse.
+func geminiFollowUp(label string, m media) contracts.ChatMessage {
+	parts := make([]geminiPart, 0, 2)
+	if label != "" {
+		parts = append(parts, geminiPart{Text: label})
+	}
+	parts = append(parts, geminiPart{InlineData: &geminiBlob{MimeType: m.mime, Data: m.data}})
+	return contracts.ChatMessage{Role: "user", Parts: marshal(parts)}
 }
 
 // bedrockContent is toolResult.content of Bedrock Converse.
@@ -354,8 +383,10 @@ type geminiOutput struct {
 	Output string `json:"output"`
 }
 
+// geminiPart is a Part holding text or inlineData.
 type geminiPart struct {
-	InlineData geminiBlob `json:"inlineData"`
+	Text       string      `json:"text,omitempty"`
+	InlineData *geminiBlob `json:"inlineData,omitempty"`
 }
 
 type geminiBlob struct {

@@ -99,7 +99,7 @@ func TestAssemble(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := routing.Assemble(tt.res, tt.dialect)
+			a := routing.Assemble(tt.res, tt.dialect, "")
 			wantDialect := contracts.DialectOpenAIChat
 			if strings.EqualFold(tt.dialect, "anthropic") {
 				wantDialect = contracts.DialectAnthropic
@@ -124,25 +124,36 @@ func TestAssembleImage(t *testing.T) {
 	tests := []struct {
 		name, mime, text, dialect string
 		tool, followUp            string
+		toolResultMedia           string
 	}{
 		{
 			"openai", "image/jpeg", "history image h1", "openai-chat", `"history image h1"`,
-			`[{"role":"user","content":[{"type":"text","text":"history image h1"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + data + `"}}]}]`,
+			`[{"role":"user","content":[{"type":"text","text":"history image h1"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + data + `"}}]}]`, "",
 		},
 		{
 			"openai without text", "image/jpg", "", "", `""`,
-			`[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + data + `"}}]}]`,
+			`[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,` + data + `"}}]}]`, "",
 		},
 		{
 			"anthropic", "image/jpeg", "history image h1", "anthropic",
-			`[{"type":"text","text":"history image h1"},{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"` + data + `"}}]`, "",
+			`[{"type":"text","text":"history image h1"},{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"` + data + `"}}]`, "", "",
 		},
-		{"openai, unsupported type gives text only", "image/bmp", "h1", "openai-chat", `"h1"`, ""},
-		{"anthropic, unsupported type gives text only", "image/tiff", "h1", "anthropic", `[{"type":"text","text":"h1"}]`, ""},
+		{
+			"gemini 3", "image/jpeg", "history image h1", "gemini", `{"response":{"output":"history image h1"},"parts":[{"inlineData":{"mimeType":"image/jpeg","data":"` + data + `"}}]}`, "",
+			routing.ToolResultMediaInline,
+		},
+		{
+			"gemini 2", "image/jpeg", "history image h1", "gemini", `{"response":{"output":"history image h1"}}`,
+			`[{"role":"user","parts":[{"text":"history image h1"},{"inlineData":{"mimeType":"image/jpeg","data":"` + data + `"}}]}]`,
+			routing.ToolResultMediaFollowUp,
+		},
+		{"gemini, unsupported type gives text only", "image/bmp", "h1", "gemini", `{"response":{"output":"h1"}}`, "", ""},
+		{"openai, unsupported type gives text only", "image/bmp", "h1", "openai-chat", `"h1"`, "", ""},
+		{"anthropic, unsupported type gives text only", "image/tiff", "h1", "anthropic", `[{"type":"text","text":"h1"}]`, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := routing.AssembleImage(tt.mime, data, tt.text, tt.dialect)
+			a := routing.AssembleImage(tt.mime, data, tt.text, tt.dialect, tt.toolResultMedia)
 			assertJSONEqual(t, "toolContent", a.ToolContent, tt.tool)
 			if tt.followUp == "" {
 				if len(a.FollowUp) != 0 {
@@ -170,7 +181,7 @@ func TestValidDialect(t *testing.T) {
 }
 
 func TestAssembleKeepsHTMLUnescaped(t *testing.T) {
-	a := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: "<a> & b"}, "")
+	a := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: "<a> & b"}, "", "")
 	if string(a.ToolContent) != `"<a> & b"` {
 		t.Errorf("toolContent = %s", a.ToolContent)
 	}
@@ -207,9 +218,9 @@ func assertJSONEqual(t *testing.T, what string, got json.RawMessage, want string
 
 // TestAssembleText: a text-only tool result is what Assemble makes of a text result, in every dialect.
 func TestAssembleText(t *testing.T) {
-	for _, d := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic, ""} {
+	for _, d := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic, contracts.DialectGemini, ""} {
 		got := routing.AssembleText(`{"error":"x"}`, d)
-		want := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: `{"error":"x"}`}, d)
+		want := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: `{"error":"x"}`}, d, "")
 		if !reflect.DeepEqual(got, want) || len(got.FollowUp) != 0 {
 			t.Errorf("%q: %+v, want %+v", d, got, want)
 		}
@@ -219,5 +230,63 @@ func TestAssembleText(t *testing.T) {
 	}
 	if got := string(routing.AssembleText("a <b>", contracts.DialectOpenAIChat).ToolContent); got != `"a <b>"` {
 		t.Errorf("openai-chat = %s", got)
+	}
+}
+
+// TestAssembleGemini: Gemini 3 models take media inside the functionResponse; older ones only in a
+// user turn after it (PROVIDERS.md), so the registry's toolResultMedia decides. The default (empty,
+// or a value that is not "inline") is the follow-up, which every model takes.
+func TestAssembleGemini(t *testing.T) {
+	png, pdf, wav := testfiles.PNG(2, 2), testfiles.PDF(), testfiles.WAV()
+	b64 := base64.StdEncoding.EncodeToString
+	route := func(name string, content []byte, caps routing.Capabilities) contracts.ContentRouteResult {
+		return routing.Route(routing.Input{ID: "a1", Filename: name, Content: content, Capabilities: caps, Locale: "en", Dialect: "gemini",
+			Formats: routing.Formats{Image: []string{"png"}, File: []string{"pdf"}, Audio: []string{"wav"}}})
+	}
+	imgRes, pdfRes, wavRes := route("a.png", png, visionCap), route("r.pdf", pdf, fileCap), route("s.wav", wav, audioCap)
+	textRes := route("n.txt", []byte("hi"), noCaps)
+	inline := func(res contracts.ContentRouteResult, mime string, data []byte) string {
+		return `{"response":{"output":` + jsonOf(res.Content) + `},"parts":[{"inlineData":{"mimeType":"` + mime + `","data":"` + b64(data) + `"}}]}`
+	}
+	follows := func(res contracts.ContentRouteResult) string {
+		return `{"response":{"output":` + jsonOf(res.Content+"\nThe content follows in the next message.") + `}}`
+	}
+	followUp := func(res contracts.ContentRouteResult, mime string, data []byte) string {
+		return `[{"role":"user","parts":[{"text":` + jsonOf(res.Content) + `},{"inlineData":{"mimeType":"` + mime + `","data":"` + b64(data) + `"}}]}]`
+	}
+	tests := []struct {
+		name, where    string
+		res            contracts.ContentRouteResult
+		tool, followUp string
+	}{
+		{"inline image", routing.ToolResultMediaInline, imgRes, inline(imgRes, "image/png", png), ""},
+		{"inline pdf", routing.ToolResultMediaInline, pdfRes, inline(pdfRes, "application/pdf", pdf), ""},
+		{"inline wav", routing.ToolResultMediaInline, wavRes, inline(wavRes, "audio/wav", wav), ""},
+		{"follow-up image", routing.ToolResultMediaFollowUp, imgRes, follows(imgRes), followUp(imgRes, "image/png", png)},
+		{"follow-up pdf", routing.ToolResultMediaFollowUp, pdfRes, follows(pdfRes), followUp(pdfRes, "application/pdf", pdf)},
+		{"follow-up wav", routing.ToolResultMediaFollowUp, wavRes, follows(wavRes), followUp(wavRes, "audio/wav", wav)},
+		{"empty is follow-up", "", imgRes, follows(imgRes), followUp(imgRes, "image/png", png)},
+		{"unknown is follow-up", "Inline", imgRes, follows(imgRes), followUp(imgRes, "image/png", png)},
+		{"inline text", routing.ToolResultMediaInline, textRes, `{"response":{"output":"hi"}}`, ""},
+		{"follow-up text", routing.ToolResultMediaFollowUp, textRes, `{"response":{"output":"hi"}}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.res.Routing == contracts.RouteText && tt.res.ContentType != contracts.ContentText {
+				t.Fatalf("not routed as media: %q", tt.res.Content)
+			}
+			a := routing.Assemble(tt.res, "gemini", tt.where)
+			if a.Dialect != contracts.DialectGemini {
+				t.Errorf("dialect = %q", a.Dialect)
+			}
+			assertJSONEqual(t, "toolContent", a.ToolContent, tt.tool)
+			if tt.followUp == "" {
+				if len(a.FollowUp) != 0 {
+					t.Errorf("followUp = %s, want none", mustJSON(t, a.FollowUp))
+				}
+				return
+			}
+			assertJSONEqual(t, "followUp", mustJSON(t, a.FollowUp), tt.followUp)
+		})
 	}
 }

@@ -42,6 +42,6 @@ func BenchmarkAssemble(b *testing.B) {
 		Capabilities: routing.NewCapabilities("vision")})
 	b.ReportAllocs()
 	for b.Loop() {
-		routing.Assemble(r, contracts.DialectOpenAIChat)
+		routing.Assemble(r, contracts.DialectOpenAIChat, "")
 	}
 }

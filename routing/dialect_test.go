@@ -38,11 +38,14 @@ func TestHEICForGemini(t *testing.T) {
 			InlineData struct{ MimeType string } `json:"inlineData"`
 		} `json:"parts"`
 	}
-	if err := json.Unmarshal(routing.Assemble(res, "gemini").ToolContent, &fr); err != nil || len(fr.Parts) != 1 || fr.Parts[0].InlineData.MimeType != "image/heic" {
-		t.Errorf("gemini assembly: %+v, %v", fr, err)
+	if err := json.Unmarshal(routing.Assemble(res, "gemini", routing.ToolResultMediaInline).ToolContent, &fr); err != nil || len(fr.Parts) != 1 || fr.Parts[0].InlineData.MimeType != "image/heic" {
+		t.Errorf("gemini 3 assembly: %+v, %v", fr, err)
+	}
+	if a := routing.Assemble(res, "gemini", routing.ToolResultMediaFollowUp); len(a.FollowUp) != 1 || !strings.Contains(string(a.FollowUp[0].Parts), `"mimeType":"image/heic"`) {
+		t.Errorf("gemini 2 assembly: %s %+v", a.ToolContent, a.FollowUp)
 	}
 	// The same routed result cannot go to OpenAI: the text says it was not sent.
-	if a := routing.Assemble(res, "openai-chat"); len(a.FollowUp) != 0 || !strings.Contains(string(a.ToolContent), "内容未发送") {
+	if a := routing.Assemble(res, "openai-chat", ""); len(a.FollowUp) != 0 || !strings.Contains(string(a.ToolContent), "内容未发送") {
 		t.Errorf("openai-chat carried a HEIC: %s %v", a.ToolContent, a.FollowUp)
 	}
 	res = routing.Route(routing.Input{ID: "h", Filename: "a.heic", Content: heic, Capabilities: vision, Dialect: "openai-chat", Locale: "en"})
@@ -63,16 +66,20 @@ func TestAssembleEveryDialect(t *testing.T) {
 		contracts.DialectLangChain:       `"type":"image","base64"`,
 	}
 	for _, d := range contracts.Dialects {
-		a := routing.Assemble(png, d)
-		all := string(a.ToolContent)
-		for _, m := range a.FollowUp {
-			all += string(m.Content)
-		}
-		if a.Dialect != d || !strings.Contains(all, want[d]) {
-			t.Errorf("%s: %s", d, all)
-		}
-		if d != contracts.DialectOpenAIChat && len(a.FollowUp) != 0 {
-			t.Errorf("%s has a follow-up", d)
+		for _, where := range []string{routing.ToolResultMediaInline, routing.ToolResultMediaFollowUp} {
+			a := routing.Assemble(png, d, where)
+			all := string(a.ToolContent)
+			for _, m := range a.FollowUp {
+				all += string(m.Content) + string(m.Parts)
+			}
+			if a.Dialect != d || !strings.Contains(all, want[d]) {
+				t.Errorf("%s (%s): %s", d, where, all)
+			}
+			// Where the media goes is the dialect's, except for gemini, where the model decides.
+			wantFollowUp := d == contracts.DialectOpenAIChat || d == contracts.DialectGemini && where == routing.ToolResultMediaFollowUp
+			if (len(a.FollowUp) == 1) != wantFollowUp || len(a.FollowUp) > 1 {
+				t.Errorf("%s (%s): %d follow-ups, want one: %v", d, where, len(a.FollowUp), wantFollowUp)
+			}
 		}
 		if txt := routing.AssembleText("hi", d); !json.Valid(txt.ToolContent) || !strings.Contains(string(txt.ToolContent), `"hi"`) || strings.Contains(string(txt.ToolContent), "base64") {
 			t.Errorf("%s text-only: %s", d, txt.ToolContent)

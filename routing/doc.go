@@ -17,7 +17,9 @@
 //     text-only tool result, which error replies use; AssembleImage: a history image):
 //     openai-chat (a string tool message plus, for media, one user message that carries it),
 //     openai-responses, anthropic, gemini, bedrock-converse or langchain (ParseDialect is the one
-//     validator of dialect names; DialectCarries says what each can hold).
+//     validator of dialect names; DialectCarries says what each can hold). For gemini the model
+//     decides where media goes (Formats.ToolResultMedia): inside the functionResponse (Gemini 3)
+//     or in a follow-up user content (older models, the default).
 //   - EstimateUsage (ImageUsage, TextUsage) estimates the input tokens of what is sent against the
 //     same media as base64 text.
 //

@@ -17,7 +17,23 @@ import (
 type Formats struct {
 	Image, File, Audio, Video []string
 	Limits                    ImageLimits
+	// ToolResultMedia is where the model takes the media of a tool result in the dialects where
+	// that depends on the model (gemini): ToolResultMediaInline or ToolResultMediaFollowUp; empty
+	// (or anything else) is ToolResultMediaFollowUp. Assemble takes it.
+	ToolResultMedia string
 }
+
+// Where a model takes a tool result's media (Formats.ToolResultMedia, the registry's
+// "toolResultMedia"). Only gemini depends on it (PROVIDERS.md: media inside functionResponse.parts
+// from Gemini 3 on; older models: a following user turn); the other dialects have one place,
+// fixed by their API.
+const (
+	// ToolResultMediaInline: inside the tool result (gemini: functionResponse.parts[].inlineData).
+	ToolResultMediaInline = "inline"
+	// ToolResultMediaFollowUp: in a user turn after every tool result of the turn (gemini:
+	// Assembly.FollowUp). Every model takes it, so it is the default.
+	ToolResultMediaFollowUp = "followUp"
+)
 
 // ImageLimits are the largest image a provider takes or reads at full resolution. Zero fields set
 // no limit.
@@ -48,7 +64,7 @@ func DefaultFormats() Formats {
 
 // IsZero reports whether no format list was given.
 func (f Formats) IsZero() bool {
-	return f.Image == nil && f.File == nil && f.Audio == nil && f.Video == nil && f.Limits == ImageLimits{}
+	return f.Image == nil && f.File == nil && f.Audio == nil && f.Video == nil && f.Limits == ImageLimits{} && f.ToolResultMedia == ""
 }
 
 // orDefault is f, or DefaultFormats when f is the zero value.

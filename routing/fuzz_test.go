@@ -42,8 +42,10 @@ func FuzzDetect(f *testing.F) {
 			t.Fatalf("text content %q differs from %q", r.Content, head)
 		}
 		for _, d := range contracts.Dialects {
-			if a := routing.Assemble(r, d); !json.Valid(a.ToolContent) {
-				t.Fatalf("%s toolContent is not JSON: %s", d, a.ToolContent)
+			for _, where := range []string{routing.ToolResultMediaInline, routing.ToolResultMediaFollowUp} {
+				if a := routing.Assemble(r, d, where); !json.Valid(a.ToolContent) {
+					t.Fatalf("%s (%s) toolContent is not JSON: %s", d, where, a.ToolContent)
+				}
 			}
 		}
 	})

@@ -127,12 +127,14 @@ func TestPropertyBinaryNeverInText(t *testing.T) { // INV-1
 			assertDesignDocumentShape(t, r)
 		}
 		for _, d := range contracts.Dialects {
-			a := routing.Assemble(r, d)
-			for _, s := range textFields(t, a) {
-				if carriesText && strings.HasPrefix(s, r.Content) {
-					continue // the text itself, checked by INV-2
+			for _, where := range []string{routing.ToolResultMediaInline, routing.ToolResultMediaFollowUp} {
+				a := routing.Assemble(r, d, where)
+				for _, s := range textFields(t, a) {
+					if carriesText && strings.HasPrefix(s, r.Content) {
+						continue // the text itself, checked by INV-2
+					}
+					assertNoPayload(t, d+" ("+where+") text field", s, c.data)
 				}
-				assertNoPayload(t, d+" text field", s, c.data)
 			}
 		}
 	})
@@ -184,9 +186,13 @@ func textFields(t *rapid.T, a contracts.Assembly) []string {
 	}
 	walk(tool)
 	for _, m := range a.FollowUp {
+		list := m.Content // openai-chat
+		if a.Dialect == contracts.DialectGemini {
+			list = m.Parts
+		}
 		var parts []any
-		if err := json.Unmarshal(m.Content, &parts); err != nil {
-			t.Fatalf("follow-up content is not a list: %v", err)
+		if err := json.Unmarshal(list, &parts); err != nil {
+			t.Fatalf("follow-up content (gemini: parts) is not a list: %v", err)
 		}
 		for _, p := range parts {
 			if p, ok := p.(map[string]any); ok {
@@ -212,7 +218,7 @@ func TestPropertyTextNeverEncoded(t *testing.T) { // INV-2
 		}
 		if r.ContentType == contracts.ContentText {
 			var got string
-			if err := json.Unmarshal(routing.Assemble(r, contracts.DialectOpenAIChat).ToolContent, &got); err != nil || got != string(c.data) {
+			if err := json.Unmarshal(routing.Assemble(r, contracts.DialectOpenAIChat, "").ToolContent, &got); err != nil || got != string(c.data) {
 				t.Fatalf("openai tool content %q (err %v) differs from the text", got, err)
 			}
 		}
@@ -234,7 +240,7 @@ func TestPropertyDeterministic(t *testing.T) { // INV-3
 		if !bytes.Equal(before, c.in.Content) {
 			t.Fatal("Route modified its input")
 		}
-		if a1, a2 := routing.Assemble(r1, c.dialect), routing.Assemble(r2, c.dialect); !reflect.DeepEqual(a1, a2) {
+		if a1, a2 := routing.Assemble(r1, c.dialect, ""), routing.Assemble(r2, c.dialect, ""); !reflect.DeepEqual(a1, a2) {
 			t.Fatalf("two assemblies differ:\n%+v\n%+v", a1, a2)
 		}
 	})
@@ -316,7 +322,7 @@ func TestPropertyDowngradeNeverThrows(t *testing.T) { // INV-5
 			}
 		}
 		for _, d := range append([]string{"", "x"}, contracts.Dialects...) {
-			if a := routing.Assemble(r, d); !json.Valid(a.ToolContent) {
+			if a := routing.Assemble(r, d, ""); !json.Valid(a.ToolContent) {
 				t.Fatalf("invalid toolContent %s", a.ToolContent)
 			}
 		}

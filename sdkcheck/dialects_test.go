@@ -57,6 +57,35 @@ var sent = map[string][]string{
 
 var allCaps = routing.NewCapabilities("text", "vision", "file", "audio", "video")
 
+// variant is a dialect and, for gemini, where the model takes a tool result's media.
+type variant struct{ dialect, toolResultMedia string }
+
+func (v variant) String() string {
+	if v.toolResultMedia == "" {
+		return v.dialect
+	}
+	return v.dialect + "/" + v.toolResultMedia
+}
+
+// variants is every dialect, gemini twice: Gemini 3 models take media inside the functionResponse,
+// older ones in a user turn after it (PROVIDERS.md).
+var variants = func() []variant {
+	var out []variant
+	for _, d := range contracts.Dialects {
+		if d == contracts.DialectGemini {
+			out = append(out, variant{d, routing.ToolResultMediaInline}, variant{d, routing.ToolResultMediaFollowUp})
+			continue
+		}
+		out = append(out, variant{dialect: d})
+	}
+	return out
+}()
+
+// followsUp reports whether the variant's media travels in follow-up messages.
+func (v variant) followsUp() bool {
+	return v.dialect == contracts.DialectOpenAIChat || v.dialect == contracts.DialectGemini && v.toolResultMedia != routing.ToolResultMediaInline
+}
+
 // route routes a fixture for a model of the dialect's provider, as tool.get_article does for a
 // service the registry does not know.
 func route(f fixture, dialect string) contracts.ContentRouteResult {
@@ -69,22 +98,26 @@ func route(f fixture, dialect string) contracts.ContentRouteResult {
 // TestDialectsDecodeIntoSDKTypes: every dialect x every fixture, as one tool call, decodes into
 // the provider's official types; media goes exactly where the provider takes it.
 func TestDialectsDecodeIntoSDKTypes(t *testing.T) {
-	for _, d := range contracts.Dialects {
-		t.Run(d, func(t *testing.T) {
+	for _, v := range variants {
+		d := v.dialect
+		t.Run(v.String(), func(t *testing.T) {
 			t.Parallel()
 			provider := llmservices.Default().Formats("", routing.DialectProvider(d))
 			for _, f := range fixtures() {
 				t.Run(f.name, func(t *testing.T) {
 					res := route(f, d)
-					turn, err := client.Turn([]client.ToolResult{{CallID: "call_1", Name: "get_artifact", Assembly: routing.Assemble(res, d)}})
+					turn, err := client.Turn([]client.ToolResult{{CallID: "call_1", Name: "get_artifact", Assembly: routing.Assemble(res, d, v.toolResultMedia)}})
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, p := decoders[d](t, turn)
+					roles, p := decoders[d](t, turn)
 					isImage := slices.Contains(images, f.name)
 					wantSent := isImage || slices.Contains(sent[d], f.name)
 					if got := p.total(); got != map[bool]int{true: 1, false: 0}[wantSent] {
 						t.Fatalf("%d media parts, want sent=%v; routing %s, content %q", got, wantSent, res.Routing, res.Content)
+					}
+					if wantFollowUp := wantSent && v.followsUp(); (len(roles) == 2) != wantFollowUp {
+						t.Errorf("roles %v: want a follow-up message: %v", roles, wantFollowUp)
 					}
 					b64 := base64.StdEncoding.EncodeToString(f.data)
 					if f.name != "text" && strings.Contains(string(joined(turn)), b64[:min(64, len(b64))]) && !wantSent {
@@ -136,12 +169,13 @@ func TestParallelCalls(t *testing.T) {
 	for _, f := range fixtures() {
 		byName[f.name] = f
 	}
-	for _, d := range contracts.Dialects {
+	for _, v := range variants {
+		d := v.dialect
 		for _, names := range [][]string{{"png", "pdf"}, {"png", "text", "pdf"}} {
-			t.Run(fmt.Sprintf("%s/%d calls", d, len(names)), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d calls", v, len(names)), func(t *testing.T) {
 				var results []client.ToolResult
 				for i, n := range names {
-					results = append(results, client.ToolResult{CallID: fmt.Sprintf("call_%d", i+1), Name: "get_artifact", Assembly: routing.Assemble(route(byName[n], d), d)})
+					results = append(results, client.ToolResult{CallID: fmt.Sprintf("call_%d", i+1), Name: "get_artifact", Assembly: routing.Assemble(route(byName[n], d), d, v.toolResultMedia)})
 				}
 				turn, err := client.Turn(results)
 				if err != nil {
@@ -159,8 +193,14 @@ func TestParallelCalls(t *testing.T) {
 					contracts.DialectBedrockConverse: {"user"},
 					contracts.DialectLangChain:       slices.Repeat([]string{"tool"}, len(names)),
 				}[d]
+				if d == contracts.DialectGemini && v.followsUp() { // the responses, then the media of call 1 and of the last call
+					want = []string{"user", "user", "user"}
+				}
 				if !slices.Equal(roles, want) {
 					t.Errorf("roles %v, want %v", roles, want)
+				}
+				if n := len(turn); v.followsUp() && n >= 2 && (!strings.Contains(string(turn[n-2]), "image/png") || !strings.Contains(string(turn[n-1]), "application/pdf")) {
+					t.Errorf("follow-ups are not in call order (the image's, then the PDF's): %.200s ... %.200s", turn[n-2], turn[n-1])
 				}
 				// Call ids appear once each, in call order.
 				all := string(joined(turn))
@@ -198,21 +238,24 @@ func TestTextOnlyAssemblies(t *testing.T) {
 // TestHistoryImages: a history image assembled for each dialect decodes too.
 func TestHistoryImages(t *testing.T) {
 	data := base64.StdEncoding.EncodeToString(testfiles.JPEG(16, 16))
-	for _, d := range contracts.Dialects {
-		t.Run(d, func(t *testing.T) {
-			turn, err := client.Turn([]client.ToolResult{{CallID: "c1", Name: "get_history_image", Assembly: routing.AssembleImage("image/jpeg", data, "[Picture:history_x]", d)}})
+	for _, v := range variants {
+		d := v.dialect
+		t.Run(v.String(), func(t *testing.T) {
+			turn, err := client.Turn([]client.ToolResult{{CallID: "c1", Name: "get_history_image", Assembly: routing.AssembleImage("image/jpeg", data, "[Picture:history_x]", d, v.toolResultMedia)}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, p := decoders[d](t, turn); p.images != 1 {
-				t.Errorf("parts %+v, want one image", p)
+			roles, p := decoders[d](t, turn)
+			if p.images != 1 || (len(roles) == 2) != v.followsUp() {
+				t.Errorf("parts %+v, roles %v; want one image, a follow-up: %v", p, roles, v.followsUp())
 			}
 		})
 	}
 }
 
 // TestDecodersRejectDrift makes sure the checks above can fail: an unknown field, a wrong part
-// type or a bad format must each be caught.
+// type, a bad format or (gemini) a turn whose function responses are not all in its first content
+// must each be caught.
 func TestDecodersRejectDrift(t *testing.T) {
 	png := base64.StdEncoding.EncodeToString(testfiles.PNG(2, 2))
 	tests := []struct {
@@ -224,6 +267,9 @@ func TestDecodersRejectDrift(t *testing.T) {
 		{contracts.DialectOpenAIResponses, `{"type":"function_call_output","call_id":"c","output":[{"type":"input_image","image_url":"data:image/png;base64,` + png + `","detail":"auto","extra":1}]}`},
 		{contracts.DialectAnthropic, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"c","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + png + `"},"alt":"x"}]}]}`},
 		{contracts.DialectGemini, `{"role":"user","parts":[{"functionResponse":{"id":"c","name":"f","response":{"output":"x"},"parts":[{"inline_data_x":{"mimeType":"image/png","data":"` + png + `"}}]}}]}`},
+		{contracts.DialectGemini, `{"role":"user","parts":[{"text":"x"},{"inlineData":{"mimeType":"image/png","data":"` + png + `"}}]}`},
+		{contracts.DialectGemini, `{"role":"user","parts":[{"functionResponse":{"id":"c","name":"f","response":{"output":"x"}}}]}` + "\n" +
+			`{"role":"user","parts":[{"functionResponse":{"id":"d","name":"f","response":{"output":"y"}}}]}`},
 		{contracts.DialectBedrockConverse, `{"role":"user","content":[{"toolResult":{"toolUseId":"c","status":"success","content":[{"image":{"format":"bmp","source":{"bytes":"` + png + `"}}}]}}]}`},
 		{contracts.DialectLangChain, `{"role":"tool","tool_call_id":"c","content":[{"type":"image","source_type":"base64","data":"` + png + `","mime_type":"image/png"}]}`},
 	}
@@ -232,7 +278,12 @@ func TestDecodersRejectDrift(t *testing.T) {
 			rec := &recorder{}
 			func() {
 				defer func() { _ = recover() }() // Fatalf stops the check by panicking
-				decoders[tt.dialect](rec, []json.RawMessage{json.RawMessage(tt.turn)})
+				// One message a line.
+				var turn []json.RawMessage
+				for _, m := range strings.Split(tt.turn, "\n") {
+					turn = append(turn, json.RawMessage(m))
+				}
+				decoders[tt.dialect](rec, turn)
 			}()
 			if !rec.failed {
 				t.Errorf("drifted turn passed the %s check:\n%s", tt.dialect, tt.turn)

@@ -150,15 +150,40 @@ func decodeAnthropic(t reporter, turn []json.RawMessage) ([]string, parts) {
 	return roles, p
 }
 
+// decodeGemini checks a Gemini turn: first one content holding every functionResponse of the turn
+// (Gemini takes the responses to parallel calls together), then the follow-up contents (text and
+// inlineData, for models that take no media in a function response), none of them a response.
 func decodeGemini(t reporter, turn []json.RawMessage) ([]string, parts) {
 	t.Helper()
 	var roles []string
 	var p parts
-	for _, raw := range turn {
+	for i, raw := range turn {
 		var c genai.Content
 		strictUnmarshal(t, raw, &c)
 		roundTrip(t, "gemini content", raw, c)
 		roles = append(roles, c.Role)
+		if len(c.Parts) == 0 {
+			t.Fatalf("content without parts: %s", raw)
+		}
+		if i > 0 { // a follow-up
+			for _, part := range c.Parts {
+				switch {
+				case part.FunctionResponse != nil:
+					t.Fatalf("content %d holds a functionResponse: the responses of one turn go in its first content: %.300s", i, raw)
+				case part.InlineData != nil:
+					if len(part.InlineData.Data) == 0 || part.InlineData.MIMEType == "" {
+						t.Fatalf("follow-up inlineData without data or mimeType: %.300s", raw)
+					}
+					p = countMIME(p, part.InlineData.MIMEType)
+				case part.Text == "":
+					t.Errorf("follow-up part is neither text nor inlineData: %.300s", raw)
+				}
+			}
+			if c.Role != "user" {
+				t.Errorf("follow-up role %q, want user", c.Role)
+			}
+			continue
+		}
 		for _, part := range c.Parts {
 			fr := part.FunctionResponse
 			if fr == nil || fr.Name == "" || fr.ID == "" || fr.Response == nil {

@@ -210,13 +210,25 @@ func TestGetArtifactAssemblyDialects(t *testing.T) {
 			contracts.DialectLangChain:       `"type":"image","base64":"` + b64 + `","mime_type":"image/png"`,
 		}
 		for d, want := range part {
-			rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "vision-model", Dialect: d, Media: contracts.MediaAssembly})
+			rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "inline-media-model", Dialect: d, Media: contracts.MediaAssembly})
 			if !rep.OK || res.Assembly.Dialect != d || !strings.Contains(string(res.Assembly.ToolContent), want) || len(res.Assembly.FollowUp) != 0 {
 				t.Errorf("%s: %+v %.300s", d, rep.Error, res.Assembly.ToolContent)
 			}
 			if bytes.Count(rep.Result, []byte(b64)) != 1 || res.Usage.TokensSaved == 0 || res.ImageProcessing == nil {
 				t.Errorf("%s: %d copies of the image, usage %+v, imageProcessing %+v", d, bytes.Count(rep.Result, []byte(b64)), res.Usage, res.ImageProcessing)
 			}
+		}
+	})
+	t.Run("gemini puts the media in a follow-up user turn unless the model takes it inline", func(t *testing.T) {
+		rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "img", ServiceID: "vision-model", Dialect: contracts.DialectGemini, Media: contracts.MediaAssembly})
+		a := res.Assembly
+		if !rep.OK || len(a.FollowUp) != 1 || a.FollowUp[0].Role != "user" || len(a.FollowUp[0].Content) != 0 ||
+			!strings.Contains(string(a.FollowUp[0].Parts), `{"inlineData":{"mimeType":"image/png","data":"`+b64+`"}}`) ||
+			strings.Contains(string(a.ToolContent), "inlineData") || !strings.Contains(string(a.ToolContent), "内容见下一条消息") {
+			t.Errorf("%+v: toolContent %.300s, followUp %.300v", rep.Error, a.ToolContent, a.FollowUp)
+		}
+		if bytes.Count(rep.Result, []byte(b64)) != 1 {
+			t.Errorf("%d copies of the image", bytes.Count(rep.Result, []byte(b64)))
 		}
 	})
 	// media asks for one copy of the image: the reply's raw bytes hold its base64 exactly once.

@@ -29,12 +29,14 @@ import (
 
 // Registry is the capability registry the worker under test routes with: vision-model (text,
 // vision, file; images up to 20 MB and 8000 px sent as they are), text-model (text only),
-// omni-model (every input). Formats are the registry's defaults (PNG, JPEG, WEBP, PDF, WAV, MP3,
-// MP4) unless the request's dialect names a provider.
+// omni-model (every input), inline-media-model (every input, media inside a tool result:
+// toolResultMedia "inline", as Gemini 3 models). Formats are the registry's defaults (PNG, JPEG,
+// WEBP, PDF, WAV, MP3, MP4) unless the request's dialect names a provider.
 const Registry = `{"services":[
  {"id":"vision-model","capabilities":{"input":["text","vision","file"],"output":["text"]},"imageLimits":{"maxLongEdge":8000,"maxBytes":20971520}},
  {"id":"text-model","capabilities":{"input":["text"],"output":["text"]}},
  {"id":"omni-model","capabilities":{"input":["text","vision","file","audio","video"],"output":["text"]}},
+ {"id":"inline-media-model","toolResultMedia":"inline","capabilities":{"input":["text","vision","file","audio","video"],"output":["text"]}},
  {"id":"reader-model","extractText":true,"capabilities":{"input":["text"],"output":["text"]}}
 ]}`
 

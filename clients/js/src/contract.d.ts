@@ -146,10 +146,15 @@ export interface Assembly {
   /**
    * Where the dialect puts a tool's result. openai-chat: a string; openai-responses: a string or
    * input_* parts; anthropic, bedrock-converse, langchain: a list of blocks; gemini: a
-   * functionResponse object without name and id.
+   * functionResponse object without name and id (with parts:[{inlineData}] only for a model whose
+   * registry entry has toolResultMedia "inline", e.g. Gemini 3).
    */
   toolContent: string | Array<Record<string, unknown>> | Record<string, unknown>;
-  /** Messages to append after the tool message(s), in order (openai-chat media). */
+  /**
+   * Messages to append after every tool message of the turn (gemini: after the one content holding
+   * every functionResponse), in call order: openai-chat media, and gemini media for models that take
+   * none in a function response (toolResultMedia "followUp", the default: Gemini 2.x).
+   */
   followUp?: ChatMessage[];
 }
 
@@ -162,7 +167,10 @@ export interface ContentBlock {
 /** get_artifact.result.json #/$defs/ChatMessage */
 export interface ChatMessage {
   role: string;
-  content: string | Array<Record<string, unknown>>;
+  /** openai-chat: a string or a list of parts. */
+  content?: string | Array<Record<string, unknown>>;
+  /** gemini: a Content's parts, {text} and {inlineData: {mimeType, data}}. */
+  parts?: Array<Record<string, unknown>>;
 }
 
 /** get_history_image.request.json */

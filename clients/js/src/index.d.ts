@@ -118,14 +118,21 @@ export type BedrockToolResults = {
   role: "user";
   content: Array<{ toolResult: { toolUseId: string; content: ToolContent; status: "success" } }>;
 };
-/** A message (or Responses input item) of an assembled turn; openai-chat follow-ups are ChatMessage. */
-export type TurnMessage = ToolMessage | ChatMessage | FunctionCallOutput | AnthropicToolResults | GeminiFunctionResponses | BedrockToolResults;
+/** openai-chat: a follow-up user message carrying media. */
+export type ChatFollowUp = { role: string; content: string | Array<Record<string, unknown>> };
+/** gemini: a follow-up user content carrying media, after the function responses (models without toolResultMedia "inline"). */
+export type GeminiFollowUp = {
+  role: "user";
+  parts: Array<{ text: string } | { inlineData: { mimeType: string; data: string } }>;
+};
+/** A message (or Responses input item) of an assembled turn. */
+export type TurnMessage = ToolMessage | ChatFollowUp | FunctionCallOutput | AnthropicToolResults | GeminiFunctionResponses | GeminiFollowUp | BedrockToolResults;
 
 /**
  * The messages answering every call of one assistant turn, in call order, in the dialect of the
  * assemblies (the Go client's client.Turn): openai-chat tool messages then the follow-ups;
- * openai-responses function_call_output items; one anthropic, gemini or bedrock-converse user
- * message; langchain tool messages. Throws on no calls, a call without id, a gemini call without
+ * openai-responses function_call_output items; one anthropic or bedrock-converse user message;
+ * one gemini user content of function responses then the follow-ups; langchain tool messages. Throws on no calls, a call without id, a gemini call without
  * name, mixed dialects or an unknown one.
  */
 export declare function assembleTurn(calls: TurnCall[], opts?: { dialect?: Dialect }): TurnMessage[];

@@ -265,7 +265,8 @@ const DIALECTS = ["openai-chat", "openai-responses", "anthropic", "gemini", "bed
  *   - openai-responses: one function_call_output item per call.
  *   - anthropic: one user message holding a tool_result block per call (is_error for a failed call).
  *   - gemini: one user content holding a functionResponse part per call (id and name set here: a
- *     gemini call needs its `name`).
+ *     gemini call needs its `name`), then every follow-up content in call order (media for models
+ *     that take none inside a function response: toolResultMedia "followUp", Gemini 2.x).
  *   - bedrock-converse: one user message holding a toolResult block per call (status success).
  *   - langchain: one tool message per call (tool_call_id, name when given, content).
  *
@@ -325,7 +326,10 @@ export function assembleTurn(calls, opts = {}) {
         content: answers.map((r) => ({ type: "tool_result", tool_use_id: r.id, content: r.content, ...(r.failed ? { is_error: true } : {}) })),
       }];
     case "gemini":
-      return [{ role: "user", parts: answers.map((r) => ({ functionResponse: { ...r.content, id: r.id, name: r.name } })) }];
+      return [
+        { role: "user", parts: answers.map((r) => ({ functionResponse: { ...r.content, id: r.id, name: r.name } })) },
+        ...answers.flatMap((r) => r.followUp),
+      ];
     case "bedrock-converse":
       return [{ role: "user", content: answers.map((r) => ({ toolResult: { toolUseId: r.id, content: r.content, status: "success" } })) }];
     default: // langchain

@@ -20,7 +20,8 @@ function call(c) {
 test("turns.json covers 2 and 3 calls with a failed call in every dialect", () => {
   for (const d of dialects) {
     const mine = cases.filter((c) => c.dialect === d);
-    assert.deepEqual(mine.map((c) => c.calls.length).sort(), [2, 3, 3], d);
+    // gemini twice: media inside the functionResponse (inline) and in follow-up contents.
+    assert.deepEqual(mine.map((c) => c.calls.length).sort(), d === "gemini" ? [2, 2, 3, 3, 3, 3] : [2, 3, 3], d);
     for (const c of mine) assert.ok(c.calls.some((x) => x.error), `${c.name}: no failed call`);
     assert.ok(mine.some((c) => c.calls.some((x) => x.error?.assembly)), `${d}: no failed call with error.assembly`);
   }
@@ -54,11 +55,17 @@ test("every call is answered once, in call order, in the dialect's place", () =>
         assert.deepEqual(turn[0].content.map((b) => b.tool_use_id), ids(c), c.name);
         assert.deepEqual(turn[0].content.filter((b) => b.is_error).map((b) => b.tool_use_id), failed, c.name);
         break;
-      case "gemini":
-        assert.equal(turn.length, 1, c.name);
+      case "gemini": {
+        // Every function response in the first content; then the follow-ups (media of models that
+        // take none in a function response), one per call with media, in call order.
+        const withMedia = c.calls.filter((x) => x.assembly?.followUp?.length).map((x) => x.assembly.followUp[0]);
+        assert.equal(turn.length, 1 + withMedia.length, c.name);
         assert.deepEqual(turn[0].parts.map((p) => [p.functionResponse.id, p.functionResponse.name]), c.calls.map((x) => [x.id, x.name]), c.name);
         assert.ok(turn[0].parts.every((p) => typeof p.functionResponse.response.output === "string"), c.name);
+        assert.deepEqual(turn.slice(1), withMedia, c.name);
+        assert.ok(turn.slice(1).every((m) => m.role === "user" && m.parts.some((p) => p.inlineData)), c.name);
         break;
+      }
       case "bedrock-converse":
         assert.equal(turn.length, 1, c.name);
         assert.deepEqual(turn[0].content.map((b) => b.toolResult.toolUseId), ids(c), c.name);

@@ -33,5 +33,5 @@ export function geminiTurn(res: GetArtifactResult, err: WorkerError): string[] {
   const turn: TurnMessage[] = assembleTurn([{ id: "c1", name: "get_artifact", result: res }, { id: "c2", name: "get_artifact", error: err }], { dialect: "gemini" });
   // @ts-expect-error a call needs its id
   assembleTurn([{ name: "get_artifact", result: res }]);
-  return turn.flatMap((m) => ("parts" in m ? m.parts.map((p) => p.functionResponse.name) : []));
+  return turn.flatMap((m) => ("parts" in m ? m.parts.flatMap((p) => ("functionResponse" in p ? [p.functionResponse.name] : [])) : []));
 }
