@@ -6,6 +6,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
@@ -35,18 +40,48 @@ func TestHealthReadinessAndMetrics(t *testing.T) {
 	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, `"consumers":"ok"`) || !strings.Contains(body, `"storage":"ok"`) || !strings.Contains(body, `"nats":"ok"`) {
 		t.Fatalf("/readyz %d %s", code, body)
 	}
-	_, metrics := get("/metrics")
-	for _, want := range []string{
-		`worker_messages_total{`,
-		`outcome="ok"`,
-		`outcome="error_reply"`,
-		`subject="tool.get_artifact"`,
-		`worker_message_duration_seconds_bucket{`,
-		`worker_bytes_in_total{`,
-		`worker_bytes_out_total{`,
-	} {
-		if !strings.Contains(metrics, want) {
-			t.Errorf("/metrics lacks %s", want)
+	// The worker counts a request after its reply went out: the last reply can reach the caller
+	// before its count reaches /metrics, so wait for the counts instead of reading them once.
+	ga := func(outcome string) map[string]string {
+		return map[string]string{"subject": contracts.SubjectGetArtifact, "outcome": outcome}
+	}
+	want := []struct {
+		name   string
+		labels map[string]string
+		value  float64
+	}{
+		{"worker_messages_total", ga("ok"), 2},
+		{"worker_messages_total", ga("error_reply"), 1},
+		{"worker_message_duration_seconds", ga("ok"), 2},
+		{"worker_message_duration_seconds", ga("error_reply"), 1},
+	}
+	var families map[string]*dto.MetricFamily
+	var metrics string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, metrics = get("/metrics")
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		var err error
+		if families, err = parser.TextToMetricFamilies(strings.NewReader(metrics)); err != nil {
+			t.Fatalf("/metrics: %v", err)
+		}
+		counted := true
+		for _, x := range want {
+			if v, _ := value(families, x.name, x.labels); v != x.value {
+				counted = false
+			}
+		}
+		if counted || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, x := range want {
+		if v, ok := value(families, x.name, x.labels); v != x.value {
+			t.Errorf("/metrics %s%v = %v (exists %v), want %v", x.name, x.labels, v, ok, x.value)
+		}
+	}
+	for _, name := range []string{"worker_bytes_in_total", "worker_bytes_out_total"} {
+		if v, _ := value(families, name, map[string]string{"subject": contracts.SubjectGetArtifact}); v <= 0 {
+			t.Errorf("/metrics %s{subject=%q} = %v, want the bytes of the requests", name, contracts.SubjectGetArtifact, v)
 		}
 	}
 	if !regexp.MustCompile(`(?m)^worker_tokens_saved_total\{dialect="anthropic",[^}]*subject="tool.get_artifact"\} [1-9]`).MatchString(metrics) {

@@ -85,8 +85,10 @@ func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket stri
 		DataDir:         dir,
 		HTTPAddr:        "127.0.0.1:0",
 		LLMServicesFile: registry,
-		AckWait:         20 * time.Second,
-		DrainTimeout:    10 * time.Second,
+		// ACK_WAIT and HANDLER_TIMEOUT are the defaults (60s, 20s an attempt), as deployed: under
+		// -race on a loaded 2-core machine fitting a 4 MB image takes 5 to 30 s, and a shorter
+		// AckWait made such a request time out and start over until the caller gave up.
+		DrainTimeout: 10 * time.Second,
 	}
 	for _, m := range mutate {
 		m(&cfg)
@@ -102,8 +104,18 @@ func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket stri
 	}
 	w.Svc = svc
 	go func() { w.done <- svc.Run(ctx) }()
-	t.Cleanup(func() { w.Stop() })
-	WaitFor(t, 15*time.Second, "worker ready", func() bool {
+	t.Cleanup(func() {
+		w.Stop()
+		if t.Failed() {
+			// What the worker did (outcome and duration of every request) says why a test failed.
+			logs := w.Logs.String()
+			if len(logs) > logTail {
+				logs = "...\n" + logs[len(logs)-logTail:]
+			}
+			t.Logf("worker log:\n%s", logs)
+		}
+	})
+	WaitFor(t, 60*time.Second, "worker ready", func() bool {
 		resp, err := http.Get("http://" + svc.HTTPAddr() + "/readyz")
 		if err != nil {
 			return false
@@ -120,6 +132,9 @@ func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket stri
 	}
 	return w
 }
+
+// logTail is how much of the worker's log a failed test prints.
+const logTail = 32 << 10
 
 // Stop shuts the worker down as SIGTERM would and returns Run's result.
 func (w *Worker) Stop() error {
@@ -159,10 +174,14 @@ func (w *Worker) Call(subject string, body any) contracts.Reply {
 	return w.CallRaw(subject, raw)
 }
 
+// callTimeout bounds one call: longer than a delivery may take (the reply is due inside the
+// default AckWait of 60s), so that only a lost request fails a test, not a slow machine.
+const callTimeout = 90 * time.Second
+
 // CallRaw sends a raw body on subject and decodes the reply envelope.
 func (w *Worker) CallRaw(subject string, raw []byte) contracts.Reply {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	out, err := w.Client.CallRaw(ctx, subject, raw)
 	if err != nil {
