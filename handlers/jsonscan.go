@@ -8,7 +8,7 @@ import (
 	"github.com/agentworks/artifact-worker/internal/rawjson"
 )
 
-// The functions in this file walk JSON that encoding/json has already accepted (with rawjson): they
+// The functions in this file walk JSON that encoding/json or rawjson.Valid has already accepted: they
 // see what encoding/json hides (it replaces invalid UTF-8 and lone surrogate escapes by U+FFFD
 // without a word, and drops members it has no field for). They must never be used on input that
 // was not validated.
