@@ -135,7 +135,9 @@ func (r *rig) deadLetters(subject string, want int) []jetstream.Msg {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	batch, err := c.Fetch(want, jetstream.FetchMaxWait(5*time.Second))
+	// Fetch returns once it has want messages: the long wait costs nothing when they come, and
+	// leaves a loaded machine time to publish them (the reply goes out before the dead letter).
+	batch, err := c.Fetch(want, jetstream.FetchMaxWait(30*time.Second))
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -178,7 +180,7 @@ func TestPermanentErrorIsAnsweredOnceAndNotRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		info, err := cons.Info(context.Background())
 		if err != nil {
@@ -446,11 +448,19 @@ func TestShutdownFinishesInFlightWork(t *testing.T) {
 	if rep := r.reply(first); !rep.OK {
 		t.Fatalf("in-flight request not answered: %+v", rep)
 	}
-	// The in-flight message was acked: the consumer has nothing pending.
+	// The in-flight message was acked: the consumer has nothing pending. Shutdown flushed the ack to
+	// the server, which applies it to the consumer asynchronously: wait for it (unacked, it would
+	// stay pending for AckWait, 60s).
 	c, _ := r.js.Consumer(context.Background(), "WORKER_REQUESTS", messaging.ConsumerName(subj))
-	info, err := c.Info(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	var info *jetstream.ConsumerInfo
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if info, err = c.Info(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if (info.NumAckPending == 0 && info.NumPending == 0) || time.Now().After(deadline) {
+			break
+		}
 	}
 	if info.NumAckPending != 0 || info.NumPending != 0 {
 		t.Fatalf("after shutdown: ack pending %d, pending %d", info.NumAckPending, info.NumPending)
@@ -498,10 +508,10 @@ func TestRequestArrivingDuringDrainGoesToTheNextReplica(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
+			t.Fatal("condition not met within 30s")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -17,8 +17,10 @@ func TestReplyDeadlineIsInsideAckWait(t *testing.T) {
 		cancelAttempt() // the attempt is over: its timeout must not cut the reply short
 		rctx, cancelReply := replyContext(attempt)
 		dl, ok := rctx.Deadline()
-		if !ok || rctx.Err() != nil {
-			t.Fatalf("AckWait %s: reply context ok=%v err=%v", ackWait, ok, rctx.Err())
+		// The reply context ends only at the settle deadline (750ms away for AckWait 1s: a loaded
+		// machine may pass it before this check, which is no error).
+		if err := rctx.Err(); !ok || (err != nil && time.Now().Before(by)) {
+			t.Fatalf("AckWait %s: reply context ok=%v err=%v before the settle deadline", ackWait, ok, err)
 		}
 		if left := delivered.Add(ackWait).Sub(dl); left < 250*time.Millisecond || left > 5*time.Second {
 			t.Errorf("AckWait %s: the reply ends %s before AckWait, want 250ms..5s", ackWait, left)
