@@ -60,11 +60,13 @@ image: build
 
 ## image-check: builds the image with buildah (the Debian package, installed when missing), checks the
 ## Compose file and manifests against it, runs `worker version` and `worker run` from it against a test
-## NATS and MinIO until a get_artifact is answered (skips, saying why, only when buildah cannot be installed)
+## NATS and MinIO until a get_artifact is answered (skips, saying why, only when buildah cannot be installed).
+## Its 20m include the static (CGO_ENABLED=0) build of the worker (on a fresh clone it can rebuild most dependencies,
+## minutes on a loaded 2-core machine).
 image-check: tools
 	@reason="$$(./scripts/install-buildah.sh)"; \
 	ARTIFACT_WORKER_IMAGE_CHECK=1 ARTIFACT_WORKER_BUILDAH_UNAVAILABLE="$$reason" \
-	  $(GO) test -count=1 -v -timeout 10m -run '^TestImage$$' ./integration/
+	  $(GO) test -count=1 -v -timeout 20m -run '^TestImage$$' ./integration/
 
 ## fuzz: every fuzz target for FUZZTIME each (default 10m; about 2.5 h for the 15 targets), one after
 ## the other; not part of `make test`. Failing inputs land in the package's testdata/fuzz/.
