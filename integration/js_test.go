@@ -25,7 +25,7 @@ func jsDir(t *testing.T) string {
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = "node is not on PATH"
 	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@nats-io", "jetstream")); err != nil {
-		missing = "clients/js/node_modules is missing (make js-deps runs npm ci)"
+		missing = "clients/js/node_modules is missing (make js-deps runs npm ci): " + err.Error()
 	}
 	if missing != "" {
 		if os.Getenv(requireJSEnv) != "" {
