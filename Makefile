@@ -19,9 +19,10 @@ build:
 run: build
 	./$(BIN)/worker run
 
-## tools: the pinned MinIO server binary used by tests (built once into .tools/, ~3 min)
+## tools: the pinned MinIO server and nats CLI binaries used by tests (built once into .tools/, ~3 min)
 tools:
 	./scripts/install-minio.sh
+	./scripts/install-natscli.sh
 
 ## js-deps: the pinned npm packages of clients/js (npm ci from package-lock.json; again only when it changes)
 JS := clients/js
