@@ -34,7 +34,8 @@ type DetectInput struct {
 type Detection struct {
 	// IsText is set when the content is (or, without content, is declared as) UTF-8 text.
 	IsText bool
-	// Kind is one of KindText, KindImage, KindAudio, KindVideo, KindDocument, KindOther.
+	// Kind is KindText or a binary's category: contracts.BinaryImage, BinaryAudio, BinaryVideo,
+	// BinaryDocument or BinaryOther.
 	Kind string
 	// MIME is the bare, lower-case, canonical type ("image/jpeg", never "image/jpg; x=y");
 	// application/octet-stream when unknown.

@@ -86,7 +86,7 @@ var dialectCarriage = map[string]carriage{
 }
 
 // DialectCarries reports whether a dialect's tool result can hold media of the given kind
-// (contracts.BinaryImage, KindDocument, KindAudio, KindVideo) and format ("png", "pdf").
+// (contracts.BinaryImage, BinaryDocument, BinaryAudio, BinaryVideo) and format ("png", "pdf").
 func DialectCarries(dialect, kind, format string) bool {
 	c := dialectCarriage[normalizeDialect(dialect)]
 	if c.any {
