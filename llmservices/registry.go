@@ -179,12 +179,12 @@ func Parse(data []byte, name string) (*Registry, error) {
 	}
 	firstAt := make(map[string]int, len(f.Services))
 	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(f.Providers)) {
-		p := f.Providers[name]
+	for _, provider := range slices.Sorted(maps.Keys(f.Providers)) {
+		p := f.Providers[provider]
 		for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia)) {
-			errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", name, name, ErrInvalid, problem))
+			errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", name, provider, ErrInvalid, problem))
 		}
-		r.providers[lookupKey(name)] = over(routing.DefaultFormats(), &p.Formats, p.ImageLimits, p.ToolResultMedia)
+		r.providers[lookupKey(provider)] = over(routing.DefaultFormats(), &p.Formats, p.ImageLimits, p.ToolResultMedia)
 	}
 	for i, s := range f.Services {
 		fail := func(format string, args ...any) {

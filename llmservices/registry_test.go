@@ -254,3 +254,15 @@ func TestToolResultMedia(t *testing.T) {
 		t.Errorf("an unknown Gemini model: %q, want followUp", got)
 	}
 }
+
+// TestProviderErrorNamesFile: an error in a provider entry names the file and the provider.
+func TestProviderErrorNamesFile(t *testing.T) {
+	t.Parallel()
+	_, err := llmservices.Parse([]byte(`{"providers":{"openai":{"formats":{"image":["PNG"]}}},"services":[]}`), "reg.json")
+	if !errors.Is(err, llmservices.ErrInvalid) {
+		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "llmservices: reg.json: provider \"openai\"") {
+		t.Errorf("err = %q, want it to name the file reg.json and the provider", msg)
+	}
+}
