@@ -97,6 +97,7 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 		if reqID == "" {
 			reqID = m.Metadata.Get(contracts.HeaderMsgID)
 		}
+		reqID = echoableID(reqID) // st.requestID may be a Nats-Msg-Id a reply must not echo
 		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); ValidReplySubject(replyTo) {
 			if _, _, rerr := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); rerr != nil {
 				p.deps.Logger.WarnContext(ctx, "error reply not sent", "subject", d.subject, "request_id", reqID, "error", rerr.Error())

@@ -281,6 +281,19 @@ func TestPoisonMessagesAreAnsweredAndDeadLettered(t *testing.T) {
 	}
 }
 
+// A poison message whose Nats-Msg-Id is over-long is answered without echoing it.
+func TestPoisonMessageDoesNotEchoAnOverlongMsgID(t *testing.T) {
+	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: echo})
+	long := strings.Repeat("m", contracts.MaxIDLen+1)
+	rep := r.reply(r.send(subj, `[1,2]`, nats.Header{contracts.HeaderMsgID: {long}}))
+	if rep.OK || rep.Error.Code != contracts.CodeInvalidRequest {
+		t.Fatalf("reply = %+v %+v", rep, rep.Error)
+	}
+	if rep.RequestID != "" {
+		t.Errorf("reply echoes a request_id of %d bytes", len(rep.RequestID))
+	}
+}
+
 func TestPanicIsContainedAnsweredAndDeadLettered(t *testing.T) {
 	r := newRig(t, messaging.Config{}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
 		if req.RequestID == "boom" {
