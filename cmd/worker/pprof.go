@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// A worker built with -tags pprof (make bench-floor PROFILE=1) serves /debug/pprof on PPROF_ADDR, for
+// A worker built with -tags pprof (make bench-floor WORKER_TAGS=pprof) serves /debug/pprof on PPROF_ADDR, for
 // profiling under the benchmark. Release builds do not contain it.
 func init() {
 	if addr := os.Getenv("PPROF_ADDR"); addr != "" {
