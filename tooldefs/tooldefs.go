@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/agentworks/artifact-worker/contracts"
 )
 
 // Tool names.
@@ -17,10 +19,10 @@ const (
 	WriteFile       = "write_file"
 )
 
-// Locales of descriptions.
+// Locales of descriptions (the worker's locales).
 const (
-	LocaleZH = "zh"
-	LocaleEN = "en"
+	LocaleZH = contracts.LocaleZH
+	LocaleEN = contracts.LocaleEN
 )
 
 // Tool is one tool: its name, description and parameters (a JSON Schema object).
@@ -90,11 +92,11 @@ func Tools(locale string) []Tool {
 	}
 }
 
-// Function-calling dialects Render writes.
+// Function-calling dialects Render writes (named as the worker's assembly dialects).
 const (
-	DialectOpenAIChat      = "openai-chat"
-	DialectOpenAIResponses = "openai-responses"
-	DialectAnthropic       = "anthropic"
+	DialectOpenAIChat      = contracts.DialectOpenAIChat
+	DialectOpenAIResponses = contracts.DialectOpenAIResponses
+	DialectAnthropic       = contracts.DialectAnthropic
 )
 
 // Dialects lists the dialects Render accepts.
