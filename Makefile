@@ -4,7 +4,7 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test unit integration deploy-check sdk-check image image-check fuzz bench lint tools js-deps clean
+.PHONY: all build run test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor lint tools js-deps clean
 
 all: lint test
 
@@ -54,8 +54,10 @@ deploy-check:
 sdk-check:
 	cd sdkcheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-## image: the container image artifact-worker:dev from the static bin/worker (deployments/Dockerfile.prebuilt)
+## image: the container image artifact-worker:dev from the static bin/worker (deployments/Dockerfile.prebuilt);
+## buildah is installed (Debian package) when missing, as for image-check
 image: build
+	@reason="$$(./scripts/install-buildah.sh)"; if [ -n "$$reason" ]; then echo "make image: $$reason" >&2; exit 1; fi
 	./scripts/image-context.sh $(BIN)/worker $(BIN)/image
 	buildah bud --isolation chroot -f deployments/Dockerfile.prebuilt -t artifact-worker:dev $(BIN)/image
 
