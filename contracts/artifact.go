@@ -52,7 +52,7 @@ type GetArtifactRequest struct {
 	Media string `json:"media,omitempty"`
 	// ExtractText asks for the text inside a document the model cannot take as a file (PDF, DOCX,
 	// XLSX, PPTX, ODT, ODS, ODP, EPUB) instead of its description. Absent: the registry entry's
-	// extract_text decides (default false).
+	// extractText decides (default false).
 	ExtractText *bool `json:"extract_text,omitempty"`
 }
 
