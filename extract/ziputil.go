@@ -78,8 +78,8 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 
 func (l *limitedReader) Close() error { return l.r.Close() }
 
-// walk streams the XML tokens of a member to fn, checking ctx every few thousand tokens. fn
-// returns false to stop early.
+// walk streams the XML tokens of a member to fn, checking ctx every few thousand tokens. An error
+// from fn stops the walk and is returned as it is.
 func (a *archive) walk(ctx context.Context, name string, fn func(dec *xml.Decoder, tok xml.Token) error) error {
 	rc, err := a.open(name)
 	if err != nil {
