@@ -144,18 +144,23 @@ func (h *handlers) getArtifact(ctx context.Context, req *mcp.CallToolRequest) (*
 	if err := h.c.Call(ctx, contracts.SubjectGetArtifact, r, &res); err != nil {
 		return callError(err), nil
 	}
-	return artifactContent(args.Ref, res)
+	out, err := artifactContent(args.Ref, res)
+	if err != nil {
+		return toolError(err.Error()), nil
+	}
+	return out, nil
 }
 
 // artifactContent turns a get_artifact result into content blocks: the worker's summary line, then
-// the media as an image, audio or embedded resource block; text and descriptions as text.
+// the media as an image, audio or embedded resource block; text and descriptions as text. Media that
+// does not decode is an error (the caller makes it a tool error).
 func artifactContent(ref string, res contracts.GetArtifactResult) (*mcp.CallToolResult, error) {
 	text := &mcp.TextContent{Text: res.Content}
 	switch {
 	case res.Routing == contracts.RouteImageURL && res.ImageURL != nil:
 		mime, data, err := parseDataURL(res.ImageURL.ImageURL.URL)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("image of %s: %w", ref, err)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{text, &mcp.ImageContent{Data: data, MIMEType: mime}}}, nil
 	case res.Routing == contracts.RouteFile && res.File != nil:
@@ -194,7 +199,7 @@ func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest
 	for _, b := range res.Content {
 		data, err := base64.StdEncoding.DecodeString(b.Base64)
 		if err != nil {
-			return nil, fmt.Errorf("history image %s: %w", args.ImageMD5, err)
+			return toolError(fmt.Sprintf("history image %s: %v", args.ImageMD5, err)), nil
 		}
 		out.Content = append(out.Content, &mcp.ImageContent{Data: data, MIMEType: b.MimeType})
 	}
