@@ -79,19 +79,20 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 		return nil, err
 	}
 	in := art.input()
-	in.Capabilities, in.Locale, in.Dialect, in.Formats = caps, loc, dia, h.formats(r.ServiceID, dia)
+	in.Capabilities, in.Locale, in.Dialect, in.Formats = caps, loc, dia, formatsFor(h.Formats, r.ServiceID, dia)
 	res := h.Extraction.apply(ctx, r, routing.Route(in), in.Content, loc)
 	usage := routing.EstimateUsage(res, dia)
 	countSaved(ctx, h.Tokens, contracts.SubjectGetArtifact, dia, usage.TokensSaved)
 	return encodeResult(res, usage, routing.Assemble(res, dia, in.Formats.ToolResultMedia), med)
 }
 
-// formats is what the service's API accepts, or the defaults of the dialect's provider.
-func (h *GetArtifact) formats(serviceID, dialect string) routing.Formats {
-	if h.Formats == nil {
+// formatsFor is what the service's API accepts (m is optional), or the defaults of the dialect's
+// provider.
+func formatsFor(m ModelFormats, serviceID, dialect string) routing.Formats {
+	if m == nil {
 		return routing.Formats{}
 	}
-	return h.Formats.Formats(serviceID, routing.DialectProvider(dialect))
+	return m.Formats(serviceID, routing.DialectProvider(dialect))
 }
 
 // capabilities is the explicit list when the request has one, else the registry's entry.

@@ -105,19 +105,20 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (an
 	if err != nil {
 		return nil, err
 	}
+	formats := formatsFor(h.Formats, r.ServiceID, dia)
 	text := historyimage.Placeholder(md5)
 	mime, data := img.MimeType, img.Data
 	var res contracts.GetHistoryImageResult
 	var fitted fittedImage
 	if caps.Has(contracts.CapVision) {
-		fitted, err = h.fit(img, r, dia)
+		fitted, err = fit(img, formats, dia)
 	}
 	switch {
 	case !caps.Has(contracts.CapVision):
 		text += "\n" + routing.NotReadableNote(loc)
 		mime, data = "", ""
 	case err != nil:
-		text += "\n" + routing.NotAcceptedNote(loc, img.MimeType, h.formats(r.ServiceID, dia), dia)
+		text += "\n" + routing.NotAcceptedNote(loc, img.MimeType, formats, dia)
 		mime, data = "", ""
 	default:
 		mime, data, res.ImageProcessing = fitted.mime, fitted.data, fitted.processing
@@ -134,7 +135,7 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (an
 		if data == "" {
 			res.Assembly = routing.AssembleText(text, dia)
 		} else {
-			res.Assembly = routing.AssembleImage(mime, data, text, dia, h.formats(r.ServiceID, dia).ToolResultMedia)
+			res.Assembly = routing.AssembleImage(mime, data, text, dia, formats.ToolResultMedia)
 		}
 	}
 	countSaved(ctx, h.Tokens, contracts.SubjectGetHistoryImage, dia, res.Usage.TokensSaved)
@@ -149,12 +150,12 @@ type fittedImage struct {
 
 // fit fits a cached image to the model with routing.FitImage; the cached base64 is reused when the
 // image goes as it is.
-func (h *GetHistoryImage) fit(img historyimage.Image, r contracts.GetHistoryImageRequest, dialect string) (fittedImage, error) {
+func fit(img historyimage.Image, formats routing.Formats, dialect string) (fittedImage, error) {
 	raw, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil {
 		return fittedImage{}, fmt.Errorf("history image %s: %w", img.MimeType, err)
 	}
-	out, mime, p, err := routing.FitImage(raw, img.MimeType, h.formats(r.ServiceID, dialect), dialect)
+	out, mime, p, err := routing.FitImage(raw, img.MimeType, formats, dialect)
 	if err != nil {
 		return fittedImage{}, err
 	}
@@ -162,13 +163,6 @@ func (h *GetHistoryImage) fit(img historyimage.Image, r contracts.GetHistoryImag
 		return fittedImage{mime: mime, data: img.Data, processing: p}, nil
 	}
 	return fittedImage{mime: mime, data: base64.StdEncoding.EncodeToString(out), processing: p}, nil
-}
-
-func (h *GetHistoryImage) formats(serviceID, dialect string) routing.Formats {
-	if h.Formats == nil {
-		return routing.Formats{}
-	}
-	return h.Formats.Formats(serviceID, routing.DialectProvider(dialect))
 }
 
 // capabilities is the explicit list, else the registry's entry for service_id, else vision (the
