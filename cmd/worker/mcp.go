@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
 	"github.com/agentworks/artifact-worker/mcpserver"
 	"github.com/agentworks/artifact-worker/service"
@@ -40,7 +41,7 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (path /mcp) instead of stdio")
 	fs.StringVar(&f.serviceID, "service-id", "", "the model's service_id in the capability registry (a tool argument overrides it)")
 	fs.StringVar(&f.capabilities, "capabilities", "", "what the model reads, replacing the registry's entry: comma-separated text,vision,file,audio,video (neither this nor --service-id: text only)")
-	fs.StringVar(&f.locale, "locale", "zh", "language of tool descriptions and messages: zh or en")
+	fs.StringVar(&f.locale, "locale", contracts.LocaleZH, "language of tool descriptions and messages: zh or en")
 	fs.StringVar(&f.workspaceID, "workspace-id", "", "workspace write_file writes to (empty: write_file is refused)")
 	fs.StringVar(&f.agentID, "agent-id", "", "agent recorded as the writer of write_file")
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "bound on one tool call")
@@ -49,14 +50,14 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 func (f *mcpFlags) config() (mcpserver.Config, error) {
 	var errs []error
 	cfg := mcpserver.Config{ServiceID: f.serviceID, Locale: f.locale, WorkspaceID: f.workspaceID, AgentID: f.agentID, Version: buildinfo.Version}
-	if f.locale != "zh" && f.locale != "en" {
+	if f.locale != contracts.LocaleZH && f.locale != contracts.LocaleEN {
 		errs = append(errs, fmt.Errorf("--locale %q: use zh or en", f.locale))
 	}
 	if f.capabilities != "" {
 		cfg.Capabilities = []string{}
 		for _, c := range strings.Split(f.capabilities, ",") {
 			switch c = strings.TrimSpace(c); c {
-			case "text", "vision", "file", "audio", "video":
+			case contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo:
 				cfg.Capabilities = append(cfg.Capabilities, c)
 			default:
 				errs = append(errs, fmt.Errorf("--capabilities: %q is not text, vision, file, audio or video", c))
