@@ -7,7 +7,6 @@ import (
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 )
 
-// FuzzIntact: the damage checks read outside bytes; they never panic and a whole file always passes.
 // FuzzIntact: the damage checks never panic, answer the same twice, take formats they do not check
 // as intact, and never call an intact image damaged because data follows its end (motion photos,
 // appended metadata).
