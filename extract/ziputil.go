@@ -61,12 +61,11 @@ type limitedReader struct {
 	left int64
 }
 
+// Read reads at most one byte more than is left, to tell a member that ends exactly at the limit
+// (EOF next) from one that goes past it.
 func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		return 0, fmt.Errorf("%w: %w", ErrUnreadable, errTooBig)
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left+1] // read one byte more than allowed to see whether there is more
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
 	}
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
