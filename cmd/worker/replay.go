@@ -143,12 +143,7 @@ func replayMain(ctx context.Context, args []string, getenv func(string) string, 
 	fs.SetOutput(stderr)
 	var f replayFlags
 	f.register(fs)
-	setUsage(fs, replayUsage)
-	for _, a := range args {
-		if isHelpFlag(a) {
-			fs.SetOutput(stdout) // asked-for help is output, not a diagnostic
-		}
-	}
+	prepareUsageTo(fs, replayUsage, args, stdout) // asked-for help is output, not a diagnostic
 	// No positional arguments: the flags are parsed as given (flagsFirst would take the word after a
 	// boolean flag such as --results for its value).
 	cfg, rest, err := loadConfig(fs, args, getenv)

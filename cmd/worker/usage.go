@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -10,13 +11,18 @@ import (
 // prepareUsage sets fs's usage (see setUsage); when args ask for help it goes to stdout, as asked-for
 // output, instead of stderr.
 func prepareUsage(fs *flag.FlagSet, text string, args []string) {
+	prepareUsageTo(fs, text, args, os.Stdout)
+}
+
+// prepareUsageTo is prepareUsage with the command's standard output given.
+func prepareUsageTo(fs *flag.FlagSet, text string, args []string, stdout io.Writer) {
 	setUsage(fs, text)
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
 		if isHelpFlag(a) {
-			fs.SetOutput(os.Stdout)
+			fs.SetOutput(stdout)
 		}
 	}
 }
