@@ -85,13 +85,6 @@ func endsInSpace(b *strings.Builder) bool {
 	return s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\n')
 }
 
-// isWide reports whether r is an East Asian wide character (CJK ideographs, kana, hangul,
-// full-width forms).
-func isWide(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
-		(r >= 0x3000 && r <= 0x303f) || (r >= 0xff00 && r <= 0xffef)
-}
-
 // printableRune drops control characters (other than tab and newline) and the replacement
 // character some fonts decode to.
 func printableRune(r rune) rune {
