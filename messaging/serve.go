@@ -30,9 +30,12 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		if c := m.Metadata.Get(contracts.HeaderClaimCheck); c != "" {
 			hdr.Set(contracts.HeaderClaimCheck, c)
 		}
-		out, err := Process(ctx, Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, CompleteError: p.deps.CompleteError, Handler: h}, Message{
+		// process, not Process: an error returned here is answered by finalize, which completes the
+		// reply it sends; only the error reply sent below is completed here.
+		var body []byte
+		out, err := process(ctx, Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h}, Message{
 			Subject: subject, Header: hdr, Data: m.Payload, Delivery: deliveryOf(m).count,
-		})
+		}, &body)
 		st.bytesIn = out.BytesIn
 		st.claimedIn = out.BytesIn > 0 && hdr.Get(contracts.HeaderClaimCheck) != ""
 		if out.Reply.RequestID != "" {
@@ -44,6 +47,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		if out.Reply.OK {
 			st.outcome = outcomeOK
 		} else {
+			out.Reply.Error = p.completeError(subject, body, out.Reply.Error)
 			st.outcome, st.code = outcomeErrorReply, out.Reply.Error.Code
 		}
 		// The reply gets a deadline of its own, not the attempt's: a slow handler must not leave a
