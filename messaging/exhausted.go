@@ -73,11 +73,7 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 		if b, err := p.deps.Claims.Resolve(ctx, raw.Header, raw.Data); err == nil {
 			body = b
 			if reqID == "" {
-				envelope := p.deps.Envelope
-				if envelope == nil {
-					envelope = DecodeEnvelope
-				}
-				reqID, _ = envelope(body)
+				reqID, _ = p.deps.Envelope(body)
 			}
 		}
 	}

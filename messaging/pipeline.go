@@ -145,6 +145,9 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
 	}
+	if deps.Envelope == nil {
+		deps.Envelope = DecodeEnvelope
+	}
 	p := &Pipeline{cfg: cfg, deps: deps, handlers: handlers}
 	var err error
 	if p.js, err = jetstream.New(deps.PubConn); err != nil {
