@@ -100,7 +100,7 @@ func envelopeOf(body []byte) []byte {
 	}
 	env := []byte{'{'}
 	for _, m := range ms {
-		if m.name == "request_id" || strings.EqualFold(m.name, "request_id") {
+		if strings.EqualFold(m.name, "request_id") {
 			if len(env) > 1 {
 				env = append(env, ',')
 			}
