@@ -8,17 +8,18 @@ import (
 
 // PDF returns a minimal one-page PDF 1.4 with the text "Hello" and a correct xref table. Its second
 // line is the customary binary comment, so, like real PDFs, it is not valid UTF-8.
-func PDF() []byte {
+func PDF() []byte { return PDFPage("BT /F1 24 Tf 20 40 Td (Hello) Tj ET") }
+
+// PDFPage returns a one-page PDF 1.4 whose page draws content (a content stream using the font
+// /F1, Helvetica), with a correct xref table and the customary binary comment on its second line.
+func PDFPage(content string) []byte {
 	objects := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		"", // content stream, below
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
-	stream := "BT /F1 24 Tf 20 40 Td (Hello) Tj ET"
-	objects[3] = fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream)
-
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	offsets := make([]int, len(objects))
