@@ -41,6 +41,68 @@ func odfInline(f *flow, se xml.StartElement) bool {
 
 func qname(n xml.Name) string { return n.Space + ":" + n.Local }
 
+// odfBody follows the text of an OpenDocument body: elements odfSkipped names (with all they hold)
+// are left out, paragraphs and headings are text, tables are rows of cells.
+type odfBody struct{ inPara, skip int }
+
+// skipped reports whether tok belongs to a skipped element, keeping count of them.
+func (b *odfBody) skipped(tok xml.Token) bool {
+	switch t := tok.(type) {
+	case xml.StartElement:
+		if b.skip > 0 || odfSkipped[qname(t.Name)] {
+			b.skip++
+			return true
+		}
+	case xml.EndElement:
+		if b.skip > 0 {
+			b.skip--
+			return true
+		}
+	case xml.CharData:
+		return b.skip > 0
+	}
+	return false
+}
+
+// read applies a token that is not skipped to f; with f nil (outside any slide) it only counts
+// paragraphs.
+func (b *odfBody) read(f *flow, tok xml.Token) {
+	switch t := tok.(type) {
+	case xml.StartElement:
+		switch qname(t.Name) {
+		case "text:p", "text:h":
+			b.inPara++
+		case "table:table":
+			if f != nil {
+				f.tableStart()
+			}
+		default:
+			if f != nil {
+				odfInline(f, t)
+			}
+		}
+	case xml.EndElement:
+		if f == nil {
+			return
+		}
+		switch qname(t.Name) {
+		case "text:p", "text:h":
+			b.inPara--
+			f.paraEnd()
+		case "table:table-cell":
+			f.cellEnd()
+		case "table:table-row":
+			f.rowEnd()
+		case "table:table":
+			f.tableEnd()
+		}
+	case xml.CharData:
+		if f != nil && b.inPara > 0 {
+			f.text(string(t))
+		}
+	}
+}
+
 // extractODT reads the body of a text document: paragraphs, headings, lists and tables.
 func extractODT(ctx context.Context, data []byte, c *collector) error {
 	a, err := openArchive(data)
@@ -48,42 +110,10 @@ func extractODT(ctx context.Context, data []byte, c *collector) error {
 		return err
 	}
 	var f flow
-	inPara, skip := 0, 0
+	var body odfBody
 	err = a.walk(ctx, odfContent, func(_ *xml.Decoder, tok xml.Token) error {
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if skip > 0 || odfSkipped[qname(t.Name)] {
-				skip++
-				return nil
-			}
-			switch qname(t.Name) {
-			case "text:p", "text:h":
-				inPara++
-			case "table:table":
-				f.tableStart()
-			default:
-				odfInline(&f, t)
-			}
-		case xml.EndElement:
-			if skip > 0 {
-				skip--
-				return nil
-			}
-			switch qname(t.Name) {
-			case "text:p", "text:h":
-				inPara--
-				f.paraEnd()
-			case "table:table-cell":
-				f.cellEnd()
-			case "table:table-row":
-				f.rowEnd()
-			case "table:table":
-				f.tableEnd()
-			}
-		case xml.CharData:
-			if inPara > 0 && skip == 0 {
-				f.text(string(t))
-			}
+		if !body.skipped(tok) {
+			body.read(&f, tok)
 		}
 		return nil
 	})
@@ -103,56 +133,27 @@ func extractODP(ctx context.Context, data []byte, c *collector) error {
 		return err
 	}
 	var f *flow
-	inPara, skip, n := 0, 0, 0
+	var body odfBody
+	n := 0
 	err = a.walk(ctx, odfContent, func(_ *xml.Decoder, tok xml.Token) error {
+		if body.skipped(tok) {
+			return nil
+		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if skip > 0 || odfSkipped[qname(t.Name)] {
-				skip++
-				return nil
-			}
-			switch qname(t.Name) {
-			case "draw:page":
+			if qname(t.Name) == "draw:page" {
 				f = &flow{}
-			case "text:p", "text:h":
-				inPara++
-			case "table:table":
-				if f != nil {
-					f.tableStart()
-				}
-			default:
-				if f != nil {
-					odfInline(f, t)
-				}
+				return nil
 			}
 		case xml.EndElement:
-			if skip > 0 {
-				skip--
-				return nil
-			}
-			if f == nil {
-				return nil
-			}
-			switch qname(t.Name) {
-			case "draw:page":
+			if f != nil && qname(t.Name) == "draw:page" {
 				n++
 				c.add(n, "", f.String())
 				f = nil
-			case "text:p", "text:h":
-				inPara--
-				f.paraEnd()
-			case "table:table-cell":
-				f.cellEnd()
-			case "table:table-row":
-				f.rowEnd()
-			case "table:table":
-				f.tableEnd()
-			}
-		case xml.CharData:
-			if f != nil && inPara > 0 && skip == 0 {
-				f.text(string(t))
+				return nil
 			}
 		}
+		body.read(f, tok)
 		return nil
 	})
 	c.doc.Total = n
