@@ -71,11 +71,13 @@ image-check: tools
 	ARTIFACT_WORKER_IMAGE_CHECK=1 ARTIFACT_WORKER_BUILDAH_UNAVAILABLE="$$reason" \
 	  $(GO) test -count=1 -v -timeout 20m -run '^TestImage$$' ./integration/
 
-## fuzz: every fuzz target for FUZZTIME each (default 10m; about 2.5 h for the 15 targets), one after
-## the other; not part of `make test`. Failing inputs land in the package's testdata/fuzz/.
+## fuzz: every fuzz target for FUZZTIME each (default 10m; about 2.5 h for the 15 targets one after
+## the other, half that with FUZZJOBS=2); not part of `make test`. Failing inputs land in the
+## package's testdata/fuzz/.
 FUZZTIME ?= 10m
+FUZZJOBS ?= 1
 fuzz:
-	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+	FUZZTIME=$(FUZZTIME) FUZZJOBS=$(FUZZJOBS) ./scripts/fuzz.sh
 
 bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./handlers/... ./routing/... ./historyimage/... ./imaging/... ./extract/...

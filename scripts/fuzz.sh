@@ -1,18 +1,50 @@
 #!/usr/bin/env bash
-# Runs every fuzz target of the module for FUZZTIME each (default 10m), one after the other, and
-# prints one summary line per target. `make fuzz`; not part of `make test`. New failing inputs are
-# written by go test under the package's testdata/fuzz/<Target>/ (commit them: they become seeds).
+# Runs every fuzz target of the module for FUZZTIME each (default 10m) and prints one summary line
+# per target. `make fuzz`; not part of `make test`. New failing inputs are written by go test under
+# the package's testdata/fuzz/<Target>/ (commit them: they become seeds).
 #
-#   FUZZTIME=30s scripts/fuzz.sh          # every target
-#   FUZZTIME=1m scripts/fuzz.sh ./routing # the targets of one package
+# FUZZJOBS (default 1) targets run at a time; with more than one, each target gets one fuzzing
+# worker (-parallel 1) so the jobs share the cores instead of fighting over them, and the summary
+# lines come in the order the targets finish.
+#
+#   FUZZTIME=30s scripts/fuzz.sh            # every target
+#   FUZZTIME=1m scripts/fuzz.sh ./routing   # the targets of one package
+#   FUZZJOBS=2 scripts/fuzz.sh              # two targets at a time, one core each
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-10m}"
+jobs="${FUZZJOBS:-1}"
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "FUZZJOBS must be a positive integer, got '$jobs'" >&2; exit 2; }
+parallel=()
+if [[ "$jobs" -gt 1 ]]; then
+  parallel=(-parallel 1)
+fi
 pkgs=("$@")
 if [[ ${#pkgs[@]} -eq 0 ]]; then
   mapfile -t pkgs < <(go list ./...)
 fi
-failed=0
+results="$(mktemp -d)"
+trap 'rm -rf "$results"' EXIT
+
+# fuzz_one PKG TARGET: runs one target and writes its summary (and its log when it failed) to
+# $results/<n>.ok or $results/<n>.fail.
+fuzz_one() {
+  local pkg="$1" target="$2" n="$3" start rc secs execs corpus log
+  start=$(date +%s)
+  log="$results/$n.log"
+  go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "${parallel[@]}" "$pkg" >"$log" 2>&1
+  rc=$?
+  secs=$(( $(date +%s) - start ))
+  execs="$(grep -o 'execs: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)"
+  corpus="$(grep -o 'new interesting: [0-9]* (total: [0-9]*)' "$log" | tail -n 1 | grep -o 'total: [0-9]*' | cut -d' ' -f2)"
+  if [[ $rc -eq 0 ]]; then
+    printf 'FUZZ ok   %-45s %-22s %6ss %12s execs  corpus %s\n' "${pkg#github.com/agentworks/artifact-worker}" "$target" "$secs" "${execs:-?}" "${corpus:-?}" | tee "$results/$n.ok"
+  else
+    { printf 'FUZZ FAIL %-45s %-22s %6ss\n' "${pkg#github.com/agentworks/artifact-worker}" "$target" "$secs"
+      sed 's/^/    /' "$log"; } | tee "$results/$n.fail"
+  fi
+}
+
 total=0
 for pkg in "${pkgs[@]}"; do
   dir="$(go list -f '{{.Dir}}' "$pkg")" || exit 1
@@ -20,22 +52,13 @@ for pkg in "${pkgs[@]}"; do
   mapfile -t targets < <(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u)
   for target in "${targets[@]}"; do
     total=$((total + 1))
-    start=$(date +%s)
-    log="$(mktemp)"
-    go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >"$log" 2>&1
-    rc=$?
-    secs=$(( $(date +%s) - start ))
-    execs="$(grep -o 'execs: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)"
-    corpus="$(grep -o 'new interesting: [0-9]* (total: [0-9]*)' "$log" | tail -n 1 | grep -o 'total: [0-9]*' | cut -d' ' -f2)"
-    if [[ $rc -eq 0 ]]; then
-      printf 'FUZZ ok   %-45s %-22s %6ss %12s execs  corpus %s\n' "${pkg#github.com/agentworks/artifact-worker}" "$target" "$secs" "${execs:-?}" "${corpus:-?}"
-    else
-      failed=$((failed + 1))
-      printf 'FUZZ FAIL %-45s %-22s %6ss\n' "${pkg#github.com/agentworks/artifact-worker}" "$target" "$secs"
-      sed 's/^/    /' "$log"
-    fi
-    rm -f "$log"
+    while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do
+      wait -n
+    done
+    fuzz_one "$pkg" "$target" "$total" &
   done
 done
-echo "FUZZ $total targets, $failed failed, FUZZTIME=$fuzztime each"
-[[ $failed -eq 0 ]]
+wait
+failed=$(find "$results" -name '*.fail' | wc -l)
+echo "FUZZ $total targets, $failed failed, FUZZTIME=$fuzztime each, FUZZJOBS=$jobs"
+[[ $failed -eq 0 && $(find "$results" -name '*.ok' | wc -l) -eq $total ]]
