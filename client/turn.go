@@ -21,8 +21,8 @@ type ToolResult struct {
 	// Assembly is the result's assembly (get_artifact, get_history_image, or an error reply's).
 	Assembly contracts.Assembly
 	// Failed marks the answer to a call that failed (Assembly is then the error reply's
-	// error.assembly): anthropic's tool_result gets is_error. The other dialects tell the model
-	// through the text alone.
+	// error.assembly): anthropic's tool_result gets is_error, bedrock-converse's toolResult
+	// status "error". The other dialects tell the model through the text alone.
 	Failed bool
 }
 
@@ -38,7 +38,8 @@ type ToolResult struct {
 //   - gemini: one user content holding a functionResponse part per call (id and name set here):
 //     Gemini takes the responses to parallel calls together, in one content. Then every
 //     follow-up content (media for models that take none in a function response) in call order.
-//   - bedrock-converse: one user message holding a toolResult block per call (status success).
+//   - bedrock-converse: one user message holding a toolResult block per call (status "success",
+//     "error" when Failed).
 //   - langchain: one tool message per call ({"role":"tool","tool_call_id","name","content"}).
 //
 // Turn is pure; errors wrap ErrTurn.
@@ -101,7 +102,7 @@ func Turn(results []ToolResult) ([]json.RawMessage, error) {
 	case contracts.DialectBedrockConverse:
 		blocks := make([]bedrockBlock, 0, len(results))
 		for _, r := range results {
-			blocks = append(blocks, bedrockBlock{ToolResult: bedrockToolResult{ToolUseID: r.CallID, Content: r.Assembly.ToolContent, Status: "success"}})
+			blocks = append(blocks, bedrockBlock{ToolResult: bedrockToolResult{ToolUseID: r.CallID, Content: r.Assembly.ToolContent, Status: bedrockStatus(r.Failed)}})
 		}
 		return []json.RawMessage{mustJSON(roleContent[bedrockBlock]{Role: "user", Content: blocks})}, nil
 	case contracts.DialectLangChain:
@@ -112,6 +113,14 @@ func Turn(results []ToolResult) ([]json.RawMessage, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("%w: unknown dialect %q", ErrTurn, dialect)
+}
+
+// bedrockStatus is a Bedrock Converse toolResult's status: "error" for a call that failed, else "success".
+func bedrockStatus(failed bool) string {
+	if failed {
+		return "error"
+	}
+	return "success"
 }
 
 // followUps is every follow-up message of the results, in call order.

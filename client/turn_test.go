@@ -117,3 +117,18 @@ func TestTurnFailedAnthropic(t *testing.T) {
 		t.Errorf("turn = %s, want %s", turn, want)
 	}
 }
+
+// TestTurnFailedBedrock: a failed call's toolResult has status "error", the others "success"
+// (Bedrock Converse's ToolResultStatus).
+func TestTurnFailedBedrock(t *testing.T) {
+	a := contracts.Assembly{Dialect: "bedrock-converse", ToolContent: json.RawMessage(`[{"text":"x"}]`)}
+	turn, err := client.Turn([]client.ToolResult{{CallID: "1", Assembly: a}, {CallID: "2", Assembly: a, Failed: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"role":"user","content":[{"toolResult":{"toolUseId":"1","content":[{"text":"x"}],"status":"success"}},` +
+		`{"toolResult":{"toolUseId":"2","content":[{"text":"x"}],"status":"error"}}]}`
+	if len(turn) != 1 || string(turn[0]) != want {
+		t.Errorf("turn = %s, want %s", turn, want)
+	}
+}

@@ -218,19 +218,22 @@ func TestParallelCalls(t *testing.T) {
 }
 
 // TestTextOnlyAssemblies: a text-only result (a description, an error's message) is valid in every
-// dialect, including an empty text.
+// dialect, including an empty text, also as the answer to a failed call (anthropic's is_error,
+// bedrock-converse's status "error").
 func TestTextOnlyAssemblies(t *testing.T) {
 	for _, d := range contracts.Dialects {
 		for _, text := range []string{"[Cannot read] a.zip (artifact:a1)", ""} {
-			t.Run(fmt.Sprintf("%s/%q", d, text), func(t *testing.T) {
-				turn, err := client.Turn([]client.ToolResult{{CallID: "c1", Name: "get_artifact", Assembly: routing.AssembleText(text, d)}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, p := decoders[d](t, turn); p.total() != 0 {
-					t.Errorf("text-only result with media parts: %+v", p)
-				}
-			})
+			for _, failed := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%q/failed=%v", d, text, failed), func(t *testing.T) {
+					turn, err := client.Turn([]client.ToolResult{{CallID: "c1", Name: "get_artifact", Assembly: routing.AssembleText(text, d), Failed: failed}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, p := decoders[d](t, turn); p.total() != 0 {
+						t.Errorf("text-only result with media parts: %+v", p)
+					}
+				})
+			}
 		}
 	}
 }

@@ -113,10 +113,10 @@ export type GeminiFunctionResponses = {
   role: "user";
   parts: Array<{ functionResponse: { id: string; name: string; response: { output: string }; parts?: Array<Record<string, unknown>> } }>;
 };
-/** bedrock-converse: one user message of toolResult blocks. */
+/** bedrock-converse: one user message of toolResult blocks (status "error" for a failed call). */
 export type BedrockToolResults = {
   role: "user";
-  content: Array<{ toolResult: { toolUseId: string; content: ToolContent; status: "success" } }>;
+  content: Array<{ toolResult: { toolUseId: string; content: ToolContent; status: "success" | "error" } }>;
 };
 /** openai-chat: a follow-up user message carrying media. */
 export type ChatFollowUp = { role: string; content: string | Array<Record<string, unknown>> };

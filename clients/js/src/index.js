@@ -267,7 +267,8 @@ const DIALECTS = ["openai-chat", "openai-responses", "anthropic", "gemini", "bed
  *   - gemini: one user content holding a functionResponse part per call (id and name set here: a
  *     gemini call needs its `name`), then every follow-up content in call order (media for models
  *     that take none inside a function response: toolResultMedia "followUp", Gemini 2.x).
- *   - bedrock-converse: one user message holding a toolResult block per call (status success).
+ *   - bedrock-converse: one user message holding a toolResult block per call (status "success",
+ *     "error" for a failed call).
  *   - langchain: one tool message per call (tool_call_id, name when given, content).
  *
  * A call that failed (`error`) is answered with the tool result the worker put in the error
@@ -331,7 +332,7 @@ export function assembleTurn(calls, opts = {}) {
         ...answers.flatMap((r) => r.followUp),
       ];
     case "bedrock-converse":
-      return [{ role: "user", content: answers.map((r) => ({ toolResult: { toolUseId: r.id, content: r.content, status: "success" } })) }];
+      return [{ role: "user", content: answers.map((r) => ({ toolResult: { toolUseId: r.id, content: r.content, status: r.failed ? "error" : "success" } })) }];
     default: // langchain
       return answers.map((r) => ({ role: "tool", tool_call_id: r.id, ...(r.name ? { name: r.name } : {}), content: r.content }));
   }

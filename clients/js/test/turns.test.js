@@ -70,6 +70,8 @@ test("every call is answered once, in call order, in the dialect's place", () =>
         assert.equal(turn.length, 1, c.name);
         assert.deepEqual(turn[0].content.map((b) => b.toolResult.toolUseId), ids(c), c.name);
         assert.ok(turn[0].content.every((b) => b.toolResult.content.length > 0), c.name);
+        // Converse's ToolResultStatus: "error" for a failed call, "success" for the others.
+        assert.deepEqual(turn[0].content.map((b) => b.toolResult.status), c.calls.map((x) => (x.error ? "error" : "success")), c.name);
         break;
       case "langchain":
         assert.deepEqual(turn.map((m) => [m.role, m.tool_call_id, m.name]), c.calls.map((x) => ["tool", x.id, x.name]), c.name);
@@ -96,8 +98,8 @@ test("a turn of failed calls only takes its dialect from the worker's error asse
     assembly: { dialect: "bedrock-converse", toolContent: [{ text: "图片不存在或已过期" }] } }, "r1");
   assert.deepEqual(assembleTurn([{ id: "t1", error: err }, { id: "t2", error: new Error("") }]), [{
     role: "user", content: [
-      { toolResult: { toolUseId: "t1", content: [{ text: "图片不存在或已过期" }], status: "success" } },
-      { toolResult: { toolUseId: "t2", content: [{ text: "(empty)" }], status: "success" } },
+      { toolResult: { toolUseId: "t1", content: [{ text: "图片不存在或已过期" }], status: "error" } },
+      { toolResult: { toolUseId: "t2", content: [{ text: "(empty)" }], status: "error" } },
     ],
   }]);
 });
