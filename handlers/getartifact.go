@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/gcpace"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/routing"
@@ -78,6 +79,7 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
+	defer gcpace.Hold(int64(len(art.data)))()
 	in := art.input()
 	in.Capabilities, in.Locale, in.Dialect, in.Formats = caps, loc, dia, formatsFor(h.Formats, r.ServiceID, dia)
 	res := h.Extraction.apply(ctx, r, routing.Route(in), in.Content, loc)

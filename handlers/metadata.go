@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/gcpace"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/routing"
@@ -41,6 +42,7 @@ func (a *Artifacts) Info(ctx context.Context, id string) (contracts.ArtifactInfo
 	if err != nil {
 		return contracts.ArtifactInfo{}, err
 	}
+	defer gcpace.Hold(int64(len(l.data)))()
 	return describe(l), nil
 }
 
@@ -58,7 +60,7 @@ func (a *Artifacts) Open(ctx context.Context, id string) (io.ReadCloser, contrac
 	ai := describe(l)
 	if !l.tooLarge {
 		ai.Size = int64(len(l.data))
-		return io.NopCloser(bytes.NewReader(l.data)), ai, nil
+		return heldReader{bytes.NewReader(l.data), gcpace.Hold(ai.Size)}, ai, nil
 	}
 	rc, info, err := a.Blobs.Open(ctx, t.key)
 	if err != nil {
@@ -104,4 +106,15 @@ func (h *Metadata) Handle(ctx context.Context, req messaging.Request) (any, erro
 		return nil, invalid("id", "id is required")
 	}
 	return h.Artifacts.Info(ctx, r.ID)
+}
+
+// heldReader reads an artifact already in memory; Close releases its gcpace hold.
+type heldReader struct {
+	*bytes.Reader
+	release func()
+}
+
+func (r heldReader) Close() error {
+	r.release()
+	return nil
 }
