@@ -55,7 +55,10 @@ export declare class DuplicateRequestError extends Error {
   readonly requestId: string;
 }
 
-/** A call ran out of time before the request was stored ("store") or before its reply ("reply"). */
+/**
+ * A call ran out of time before the request was stored ("store": JetStream sent no acknowledgement in
+ * time, nats.js's TimeoutError is the cause) or before its reply ("reply").
+ */
 export declare class WorkerTimeoutError extends Error {
   readonly subject: string;
   readonly requestId: string;
@@ -75,7 +78,9 @@ export declare class WorkerClient {
   claims(): Promise<ObjectStore>;
   call<S extends Subject>(subject: S, request: RequestOf<S>, opts?: CallOptions): Promise<ResultOf<S>>;
   call(subject: string, request: object, opts?: CallOptions): Promise<unknown>;
+  /** media defaults to "assembly" (also when it is undefined or null), as in the Go client. */
   getArtifact(request: RequestOf<"tool.get_artifact">, opts?: CallOptions): Promise<GetArtifactResult>;
+  /** media defaults to "assembly", as for getArtifact. */
   getHistoryImage(request: RequestOf<"tool.get_history_image">, opts?: CallOptions): Promise<GetHistoryImageResult>;
   fileWritten(request: RequestOf<"workspace.file_written">, opts?: CallOptions): Promise<FileWrittenResult>;
   preprocess(request: RequestOf<"context.preprocess">, opts?: CallOptions): Promise<PreprocessResult>;

@@ -1,6 +1,6 @@
 // JavaScript client of the artifact worker, wire contract v1 (see contracts/README.md in the
 // repository). Types: index.d.ts and contract.d.ts beside this file.
-import { connect, createInbox, headers } from "@nats-io/transport-node";
+import { connect, createInbox, headers, TimeoutError } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
 import { Objm } from "@nats-io/obj";
 
@@ -151,13 +151,13 @@ export class WorkerClient {
   }
 
   /**
-   * tool.get_artifact. A request without `media` asks for "assembly" (as the Go client does): the
-   * media comes once, in `assembly`, ready for the model (and for assembleTurn); imageUrl and file
-   * are absent. Ask for media "result" or "both" to read them.
+   * tool.get_artifact. A request without `media` (absent, undefined or null) asks for "assembly"
+   * (as the Go client does): the media comes once, in `assembly`, ready for the model (and for
+   * assembleTurn); imageUrl and file are absent. Ask for media "result" or "both" to read them.
    */
-  getArtifact(request, opts) { return this.call(Subjects.getArtifact, { media: "assembly", ...request }, opts); }
+  getArtifact(request, opts) { return this.call(Subjects.getArtifact, withMedia(request), opts); }
   /** tool.get_history_image; like getArtifact, media defaults to "assembly" (content is then absent). */
-  getHistoryImage(request, opts) { return this.call(Subjects.getHistoryImage, { media: "assembly", ...request }, opts); }
+  getHistoryImage(request, opts) { return this.call(Subjects.getHistoryImage, withMedia(request), opts); }
   fileWritten(request, opts) { return this.call(Subjects.fileWritten, request, opts); }
   preprocess(request, opts) { return this.call(Subjects.preprocess, request, opts); }
   metadata(request, opts) { return this.call(Subjects.metadata, request, opts); }
@@ -214,6 +214,12 @@ export class WorkerClient {
   }
 }
 
+// withMedia is request with media "assembly" unless it names one: an explicit undefined (or null)
+// is no choice, and would otherwise reach the worker as an absent field, whose default is "both".
+function withMedia(request) {
+  return { ...request, media: request?.media ?? "assembly" };
+}
+
 function requestIdOf(body) {
   try {
     return JSON.parse(dec.decode(body)).request_id ?? "";
@@ -242,8 +248,11 @@ async function firstMessage(sub, ms) {
   }
 }
 
+// isTimeout recognises nats.js's own timeout (TimeoutError: a request, here JetStream's publish
+// acknowledgement, that got no answer in time), also as the cause of another error; not an error that
+// merely mentions a timeout (a JetStream API error's description, for one).
 function isTimeout(err) {
-  return err?.name === "TimeoutError" || err?.cause?.name === "TimeoutError" || /timeout/i.test(err?.message ?? "");
+  return err instanceof TimeoutError || err?.cause instanceof TimeoutError;
 }
 
 // nats.js reports a publish nobody acknowledges (no stream captures the subject) as

@@ -92,6 +92,39 @@ test("timeouts say what happened", async (t) => {
     /no JetStream stream captures this subject/);
 });
 
+test("only nats.js's timeout is a store timeout, not an error that mentions one", async (t) => {
+  // A stand-in for JetStream on two subjects of this test: one never acknowledges, one answers with
+  // a JetStream API error whose description mentions a timeout.
+  const subject = "jstest.ack." + randomId("t").toLowerCase();
+  const silent = client.nc.subscribe(subject + ".silent");
+  const failing = client.nc.subscribe(subject + ".failing", {
+    callback: (_err, m) => m.respond(JSON.stringify({ error: { code: 503, err_code: 10008, description: "stream write timeout in raft proposal" } })),
+  });
+  t.after(() => { silent.unsubscribe(); failing.unsubscribe(); });
+  await assert.rejects(client.call(subject + ".silent", { ref: "x" }, { timeout: 300 }), (err) => {
+    assert.ok(err instanceof WorkerTimeoutError, String(err));
+    assert.equal(err.stage, "store");
+    assert.equal(err.cause?.name, "TimeoutError");
+    return true;
+  });
+  await assert.rejects(client.call(subject + ".failing", { ref: "x" }, { timeout: 5000 }), (err) => {
+    assert.ok(!(err instanceof WorkerTimeoutError), `reported as a timeout: ${err}`);
+    assert.equal(err.name, "JetStreamApiError");
+    assert.equal(err.message, "stream write timeout in raft proposal");
+    return true;
+  });
+});
+
+test("media: undefined is no choice: getArtifact asks for the assembly, as without media", async () => {
+  const written = await client.fileWritten({ workspace_id: randomId("js"), path: "dot.png", mime_type: "image/png", content_base64: noisyPNG(4, 4).toString("base64") });
+  for (const media of [undefined, null]) {
+    const res = await client.getArtifact({ ref: written.artifactId, service_id: "gpt-4o", media });
+    assert.equal(res.contentType, "image", String(media));
+    assert.ok(res.assembly, `media ${media}: no assembly`);
+    assert.equal(res.imageUrl, undefined, `media ${media}: the image came twice (media "both", the worker's default)`);
+  }
+});
+
 test("a plain core request from nats.js gets the worker's reply", async () => {
   const nc = await connect({ servers: natsURL });
   try {
