@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/gcpace"
 )
 
 // serve is the innermost step: process the message and publish the reply. A permanent handler error
@@ -179,6 +180,8 @@ func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Out
 	}
 	out.BytesIn = len(body)
 	*resolved = body
+	// A large body (a claim-checked context) stays alive until the reply is built.
+	defer gcpace.Hold(int64(len(body)))()
 	envelope := p.Envelope
 	if envelope == nil {
 		envelope = DecodeEnvelope
