@@ -10,7 +10,8 @@
 //     artifact byte (from its /metrics), next to the floor's RSS growth;
 //   - context.preprocess of 20 turns with ten 500 KB images against the floor of hashing and storing
 //     the same images;
-//   - two worker replicas against one on CPU-bound load.
+//   - two worker replicas against one on CPU-bound load (fitting a 4000x3000 photo), each pinned to
+//     a core of its own where the machine allows.
 //
 // Usage: floor -bin DIR [-rounds N] [-scale F] [-only LIST] [-soak DURATION] (see `make bench-floor`).
 package main
@@ -31,6 +32,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -188,8 +190,14 @@ type worker struct {
 }
 
 func startWorker(ctx context.Context, env []string) (*worker, error) {
+	return startWorkerWith(ctx, env, filepath.Join(*binDir, "worker"))
+}
+
+// startWorkerWith starts `bin args... run` (bin is the worker, or a program that runs the worker
+// given as its last argument) and waits until it is ready.
+func startWorkerWith(ctx context.Context, env []string, bin string, args ...string) (*worker, error) {
 	addr := freeAddr()
-	p, err := procs.start("worker", filepath.Join(*binDir, "worker"), append(env, "HTTP_ADDR="+addr), "run")
+	p, err := procs.start("worker", bin, append(slices.Clone(env), "HTTP_ADDR="+addr), append(args, "run")...)
 	if err != nil {
 		return nil, err
 	}
@@ -320,8 +328,12 @@ func getArtifactBody(id, media string) func(int) []byte {
 }
 
 func (b *bench) put(ctx context.Context, id string, data []byte) error {
+	return b.putAs(ctx, id, data, "image/png", id+".png")
+}
+
+func (b *bench) putAs(ctx context.Context, id string, data []byte, contentType, filename string) error {
 	_, err := b.s3.PutObject(ctx, bucket, "artifacts/"+id, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{
-		ContentType: "image/png", UserMetadata: map[string]string{"filename": id + ".png"},
+		ContentType: contentType, UserMetadata: map[string]string{"filename": filename},
 	})
 	return err
 }
@@ -563,41 +575,104 @@ func (b *bench) preprocess(ctx context.Context) error {
 
 // ---------- replicas ----------
 
+// replicas compares one worker replica with two on CPU-bound load: tool.get_artifact of a 4000x3000
+// camera photo (5.5 MB JPEG) for a vision model, which the worker fits to the model's image limits
+// (decode, downscale, encode: about 0.3 s of CPU each). The main worker is stopped; the replicas are
+// the only consumers. Where the machine has two cores and taskset, each replica gets a core of its
+// own (replica 1 on CPU 0, replica 2 on CPU 1, GOMAXPROCS=1): a second replica then adds a core,
+// as a second pod on another node does, instead of sharing the first one's. nats-server, MinIO and
+// the client are not pinned; they take what the replicas leave. Rounds alternate between one and
+// two replicas (the second is started and stopped each time).
 func (b *bench) replicas(ctx context.Context, env []string) error {
-	id := "img-100KB"
-	if err := b.put(ctx, id, testfiles.NoisyPNG(160, 160)); err != nil {
+	id := "photo-4000x3000"
+	if err := b.putAs(ctx, id, testfiles.Photo(4000, 3000, 0), "image/jpeg", id+".jpg"); err != nil {
 		return err
 	}
 	body := getArtifactBody(id, contracts.MediaAssembly)
-	n := max(1, int(200*(*scale)))
-	one := sample{}
-	for range 2 {
-		s, err := b.round(ctx, contracts.SubjectGetArtifact, n, 32, body)
-		if err != nil {
-			return err
+	b.worker.stop()
+	taskset, _ := exec.LookPath("taskset")
+	pinned := taskset != "" && runtime.NumCPU() >= 2
+	start := func(cpu int) (*worker, error) {
+		if !pinned {
+			return startWorker(ctx, env)
 		}
-		one.add(s)
+		return startWorkerPinned(ctx, taskset, cpu, append(slices.Clone(env), "GOMAXPROCS=1"))
 	}
-	w2, err := startWorker(ctx, env)
+	r1, err := start(0)
 	if err != nil {
 		return err
 	}
-	defer w2.stop()
-	two := sample{}
-	for range 2 {
-		s, err := b.round(ctx, contracts.SubjectGetArtifact, n, 32, body)
-		if err != nil {
-			return err
+	defer r1.stop()
+	n, inflight := max(1, int(24*(*scale))), 16
+	if _, err := b.round(ctx, contracts.SubjectGetArtifact, 4, 4, body); err != nil { // warm-up
+		return err
+	}
+	var one, two sample
+	var oneCPU, twoCPU float64 // cores used by the replicas during their rounds
+	for i := range *rounds {
+		for _, both := range []bool{i%2 == 1, i%2 == 0} {
+			ws := []*worker{r1}
+			if both {
+				r2, err := start(1)
+				if err != nil {
+					return err
+				}
+				ws = append(ws, r2)
+			}
+			before := cpuSeconds(ws)
+			s, err := b.round(ctx, contracts.SubjectGetArtifact, n, inflight, body)
+			used := (cpuSeconds(ws) - before) / s.busy.Seconds()
+			if both {
+				ws[1].stop()
+			}
+			if err != nil {
+				return err
+			}
+			if both {
+				two.add(s)
+				twoCPU += used / float64(*rounds)
+			} else {
+				one.add(s)
+				oneCPU += used / float64(*rounds)
+			}
 		}
-		two.add(s)
+	}
+	how := "not pinned (taskset or a second core missing)"
+	if pinned {
+		how = "each pinned to a core of its own (taskset, GOMAXPROCS=1)"
 	}
 	fmt.Println()
-	fmt.Println("## Replicas: tool.get_artifact of the 100 KB PNG (one copy), 32 in flight")
+	fmt.Printf("## Replicas: tool.get_artifact of a 4000x3000 JPEG fitted for a vision model (one copy), %d in flight, %d alternating rounds of %d; replicas %s\n", inflight, *rounds, n, how)
 	fmt.Println()
-	fmt.Println("| replicas | req/s | p50 ms | ratio |")
-	fmt.Println("|---|---|---|---|")
-	fmt.Printf("| 1 | %.0f | %s | 1 |\n| 2 | %.0f | %s | **%.2f** |\n", one.rps(), ms(one.pct(.5)), two.rps(), ms(two.pct(.5)), two.rps()/one.rps())
+	fmt.Println("| replicas | req/s | p50 ms | cores used by the replicas | ratio |")
+	fmt.Println("|---|---|---|---|---|")
+	fmt.Printf("| 1 | %.2f | %s | %.2f | 1 |\n| 2 | %.2f | %s | %.2f | **%.2f** |\n", one.rps(), ms(one.pct(.5)), oneCPU, two.rps(), ms(two.pct(.5)), twoCPU, two.rps()/one.rps())
 	return nil
+}
+
+// startWorkerPinned starts a worker bound to one CPU with taskset.
+func startWorkerPinned(ctx context.Context, taskset string, cpu int, env []string) (*worker, error) {
+	return startWorkerWith(ctx, env, taskset, "-c", strconv.Itoa(cpu), filepath.Join(*binDir, "worker"))
+}
+
+// cpuSeconds is the CPU time (user + system) the workers' processes have used so far.
+func cpuSeconds(ws []*worker) float64 {
+	var ticks int64
+	for _, w := range ws {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", w.pid()))
+		if err != nil {
+			continue
+		}
+		// Fields after the command name (which may hold spaces) in parentheses: utime is the 14th
+		// field of the line, stime the 15th.
+		f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+		if len(f) > 12 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			s, _ := strconv.ParseInt(f[12], 10, 64)
+			ticks += u + s
+		}
+	}
+	return float64(ticks) / 100 // USER_HZ
 }
 
 // ---------- soak ----------
