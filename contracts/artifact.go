@@ -2,6 +2,7 @@ package contracts
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -32,6 +33,17 @@ const (
 	CapAudio  = "audio"
 	CapVideo  = "video"
 )
+
+// Capabilities returns the input capability names in their canonical order (text, vision, file,
+// audio, video): the set a request's or the registry's capabilities are checked against.
+func Capabilities() []string {
+	return []string{CapText, CapVision, CapFile, CapAudio, CapVideo}
+}
+
+// KnownCapability reports whether name is one of Capabilities.
+func KnownCapability(name string) bool {
+	return slices.Contains(Capabilities(), name)
+}
 
 // GetArtifactRequest is the body of tool.get_artifact.
 type GetArtifactRequest struct {

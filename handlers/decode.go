@@ -355,15 +355,6 @@ func jsonKind(goKind string) string {
 	}
 }
 
-func oneOf(s string, options ...string) bool {
-	for _, o := range options {
-		if s == o {
-			return true
-		}
-	}
-	return false
-}
-
 // locale validates an optional locale, defaulting to Chinese as in the seeds.
 func locale(s string) (string, error) {
 	switch s {

@@ -111,7 +111,7 @@ func (h *GetArtifact) capabilities(r contracts.GetArtifactRequest) (routing.Capa
 // explicitCapabilities validates a request's capabilities list.
 func explicitCapabilities(names []string) (routing.Capabilities, error) {
 	for _, c := range names {
-		if !oneOf(c, contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo) {
+		if !contracts.KnownCapability(c) {
 			return routing.Capabilities{}, invalid("capabilities", "unknown capability %s (use text, vision, file, audio, video)", quote(c))
 		}
 	}

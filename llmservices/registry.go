@@ -22,7 +22,7 @@ import (
 var ErrInvalid = errors.New("invalid llm service registry")
 
 // inputOrder is the canonical order of input capabilities; it is also the set of valid ones.
-var inputOrder = []string{contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo}
+var inputOrder = contracts.Capabilities()
 
 var validOutputs = map[string]bool{"text": true, "image": true, "audio": true, "video": true}
 

@@ -88,7 +88,7 @@ func withModelArguments(params map[string]any, locale string) map[string]any {
 	}
 	props["service_id"] = map[string]any{"type": "string", "description": sid}
 	props["capabilities"] = map[string]any{"type": "array", "description": caps,
-		"items": map[string]any{"type": "string", "enum": []string{contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo}}}
+		"items": map[string]any{"type": "string", "enum": contracts.Capabilities()}}
 	out := map[string]any{}
 	for k, v := range params {
 		out[k] = v

@@ -56,10 +56,9 @@ func (f *mcpFlags) config() (mcpserver.Config, error) {
 	if f.capabilities != "" {
 		cfg.Capabilities = []string{}
 		for _, c := range strings.Split(f.capabilities, ",") {
-			switch c = strings.TrimSpace(c); c {
-			case contracts.CapText, contracts.CapVision, contracts.CapFile, contracts.CapAudio, contracts.CapVideo:
+			if c = strings.TrimSpace(c); contracts.KnownCapability(c) {
 				cfg.Capabilities = append(cfg.Capabilities, c)
-			default:
+			} else {
 				errs = append(errs, fmt.Errorf("--capabilities: %q is not text, vision, file, audio or video", c))
 			}
 		}
