@@ -249,12 +249,14 @@ func TestCacheIndexWithoutObject(t *testing.T) {
 	}
 }
 
-// Every turn writes the images of older turns again. With a 1s TTL, turns every 50ms for 2.5s keep
+// Every turn writes the images of older turns again. With a 4s TTL, turns every 50ms for 10s keep
 // an image alive well past its TTL (a rewrite restarts the clock; objects are re-uploaded once older
 // than TTL/2), Gets running at the same time always see it (also while an object's chunks are
-// replaced), and once the turns stop it expires, no sooner than TTL after the last write.
+// replaced), and once the turns stop it expires, no sooner than TTL after the last write. The TTL
+// leaves a re-upload 2s to land before the old copy expires: with 1s, a 2 MB upload on a machine
+// busy with the rest of `make test` could take longer than the half second it had.
 func TestCacheRewritesKeepImagesAlive(t *testing.T) {
-	const ttl = time.Second
+	const ttl = 4 * time.Second
 	cache := newCache(t, startJetStream(t), historyimage.CacheConfig{TTL: ttl})
 	tests := []struct {
 		name string
