@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -103,6 +104,24 @@ func TestCLIExplainsItself(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			if code, _, stderr := worker(t, args...); code != exitUsage || stderr == "" {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+		})
+	}
+}
+
+// TestMCPHTTPListenFailure: an --http address worker mcp cannot listen on is a bad setting: exit 2
+// at once, naming the flag, before NATS is tried (the tests' NATS_URL is unreachable: that would be 1).
+func TestMCPHTTPListenFailure(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = busy.Close() })
+	for name, addr := range map[string]string{"not a port": "127.0.0.1:http-ish", "in use": busy.Addr().String()} {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := worker(t, "mcp", "--http", addr)
+			if code != exitUsage || stdout != "" || !strings.Contains(stderr, "worker mcp: --http "+addr+": ") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d naming --http", code, stdout, stderr, exitUsage)
 			}
 		})
 	}

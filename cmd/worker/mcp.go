@@ -38,7 +38,7 @@ type mcpFlags struct {
 }
 
 func (f *mcpFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (path /mcp) instead of stdio")
+	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (path /mcp) instead of stdio; one it cannot listen on exits 2")
 	fs.StringVar(&f.serviceID, "service-id", "", "the model's service_id in the capability registry (a tool argument overrides it)")
 	fs.StringVar(&f.capabilities, "capabilities", "", "what the model reads, replacing the registry's entry: comma-separated text,vision,file,audio,video (neither this nor --service-id: text only)")
 	fs.StringVar(&f.locale, "locale", contracts.LocaleZH, "language of tool descriptions and messages: zh or en")
@@ -69,8 +69,9 @@ func (f *mcpFlags) config() (mcpserver.Config, error) {
 	return cfg, errors.Join(errs...)
 }
 
-// mcpCmd is `worker mcp`. Exit 0 on a clean stop (stdin closed, SIGTERM), 1 when it cannot serve,
-// 2 on bad usage.
+// mcpCmd is `worker mcp`. Exit 0 on a clean stop (stdin closed, SIGTERM); 2 on bad usage or a bad
+// setting, including an --http address it cannot listen on (checked first, before NATS); 1 when
+// it cannot serve otherwise (NATS unreachable, the HTTP server failing while it serves).
 func mcpCmd(args []string) int {
 	fs := flag.NewFlagSet("worker mcp", flag.ContinueOnError)
 	var f mcpFlags
@@ -91,6 +92,15 @@ func mcpCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
 		return exitUsage
 	}
+	var ln net.Listener
+	if f.http != "" {
+		// A bad setting, like a bad flag: said at once, not after waiting for NATS.
+		if ln, err = net.Listen("tcp", f.http); err != nil {
+			fmt.Fprintf(os.Stderr, "worker mcp: --http %s: %v\n", f.http, err)
+			return exitUsage
+		}
+		defer ln.Close()
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	nc, err := service.Connect(cfg, "artifact-worker-mcp", log)
 	if err != nil {
@@ -106,7 +116,7 @@ func mcpCmd(args []string) int {
 		return exitFailure
 	}
 	server := mcpserver.New(timeoutCaller{c, f.timeout}, mcfg)
-	if f.http == "" {
+	if ln == nil {
 		err = server.Run(ctx, &mcp.StdioTransport{MaxLineLength: -1})
 		if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 			fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
@@ -114,16 +124,11 @@ func mcpCmd(args []string) int {
 		}
 		return exitOK
 	}
-	return serveMCPHTTP(ctx, f.http, server)
+	return serveMCPHTTP(ctx, ln, server)
 }
 
-// serveMCPHTTP serves streamable HTTP at /mcp until ctx ends, then shuts down within 5 s.
-func serveMCPHTTP(ctx context.Context, addr string, server *mcp.Server) int {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "worker mcp: --http %s: %v\n", addr, err)
-		return exitUsage
-	}
+// serveMCPHTTP serves streamable HTTP at /mcp on ln until ctx ends, then shuts down within 5 s.
+func serveMCPHTTP(ctx context.Context, ln net.Listener, server *mcp.Server) int {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
