@@ -18,8 +18,11 @@ func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts
 		r.ImageURL, r.File = nil, nil
 	}
 	route, err := json.Marshal(r)
-	if err != nil || len(route) < 2 || route[len(route)-1] != '}' {
-		return nil, fmt.Errorf("encode result: %v", err)
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	if len(route) < 2 || route[len(route)-1] != '}' { // a struct encodes as an object: cannot happen
+		return nil, fmt.Errorf("encode result: %.40q is not a JSON object", route)
 	}
 	usage, err := json.Marshal(u)
 	if err != nil {

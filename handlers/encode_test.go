@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -47,6 +49,19 @@ func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 					t.Fatalf("%s/%s/%s:\n got %s\nwant %s", in.ID, dialect, media, got, want)
 				}
 			}
+		}
+	}
+}
+
+// A result json.Marshal refuses (a NaN confidence) is an error that says why and wraps
+// encoding/json's, for every media choice: never "encode result: <nil>" or a half-written reply.
+func TestEncodeResultError(t *testing.T) {
+	res := contracts.ContentRouteResult{ContentType: "text", Routing: contracts.RouteText, Metadata: contracts.ArtifactMetadata{Confidence: math.NaN()}}
+	for _, media := range []string{contracts.MediaBoth, contracts.MediaResult, contracts.MediaAssembly} {
+		got, err := encodeResult(res, contracts.Usage{}, routing.AssembleText("", contracts.DialectOpenAIChat), media)
+		var uv *json.UnsupportedValueError
+		if got != nil || !errors.As(err, &uv) || err.Error() != "encode result: json: unsupported value: NaN" {
+			t.Errorf("%s: encodeResult = %q, %v; want nil and a wrapped *json.UnsupportedValueError", media, got, err)
 		}
 	}
 }
