@@ -1,7 +1,9 @@
 // Package imaging fits an image to what a model API accepts: it converts formats the API does not
 // take (BMP, TIFF, an animated GIF for APIs that want static images) to PNG or JPEG, applies the
 // EXIF orientation of JPEGs, drops metadata, and downscales images over the API's limits (long
-// edge, short edge, pixels, bytes). It is pure: no I/O, safe for concurrent use.
+// edge, short edge, pixels, bytes) with an area average written straight into the result, so a
+// downscale holds no image besides the decoded source and the result (scale.go). It is pure: no
+// I/O, safe for concurrent use.
 //
 // An image that already fits is left alone: Prepare then reads only its header and returns no
 // new bytes, so the caller sends the original without another copy.
@@ -241,19 +243,6 @@ func fit(w, h int, t Target) (int, int) {
 		return w, h
 	}
 	return max(int(float64(w)*s), 1), max(int(float64(h)*s), 1)
-}
-
-// scale resamples img to w x h in two cheap steps: ApproxBiLinear to twice the target, then an exact
-// halving, where ApproxBiLinear averages each 2x2 block (a box filter, free of aliasing). x/image/draw's
-// kernel scalers (Catmull-Rom) hold a float64 RGBA buffer of w x the source height, 32 bytes a cell:
-// 75 MB for a 20 MB PNG brought to 1.15 megapixels, four times the image itself; these two steps
-// allocate only the intermediate image (16 bytes per target pixel) and are several times faster.
-func scale(img image.Image, w, h int) image.Image {
-	mid := image.NewRGBA(image.Rect(0, 0, 2*w, 2*h))
-	draw.ApproxBiLinear.Scale(mid, mid.Bounds(), img, img.Bounds(), draw.Src, nil)
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), mid, mid.Bounds(), draw.Src, nil)
-	return dst
 }
 
 func opaque(img image.Image) bool {
