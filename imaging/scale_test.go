@@ -219,7 +219,7 @@ func TestScaleAllocatesOnlyTheResult(t *testing.T) {
 	}
 }
 
-func decodeFile(t *testing.T, data []byte) image.Image {
+func decodeFile(t testing.TB, data []byte) image.Image {
 	t.Helper()
 	var (
 		img image.Image
@@ -253,4 +253,26 @@ func noisyYCbCr(r image.Rectangle, ratio image.YCbCrSubsampleRatio) *image.YCbCr
 		}
 	}
 	return img
+}
+
+// BenchmarkScale is scale alone on what the decoders give for the Downscale benchmarks' images:
+// a 2240x2240 NRGBA PNG and a 4000x3000 4:2:0 JPEG, fitted to 1.15 megapixels.
+func BenchmarkScale(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		data []byte
+		w, h int
+	}{
+		{"nrgba-2240x2240", testfiles.NoisyPNG(2240, 2240), 1072, 1072},
+		{"ycbcr-4000x3000", testfiles.Photo(4000, 3000, 0), 1238, 928},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			img := decodeFile(b, c.data)
+			b.ReportAllocs()
+			for b.Loop() {
+				scale(img, c.w, c.h)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(img.Bounds().Dx()*img.Bounds().Dy()), "ns/source-pixel")
+		})
+	}
 }
