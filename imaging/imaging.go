@@ -166,6 +166,7 @@ func encodeFitting(img image.Image, format string, orientation, sw, sh int, t Ta
 	if orientation != 1 {
 		res.Actions = append(res.Actions, ActionOriented)
 	}
+	sizeHint := 0 // bytes to reserve for the encoding: none at first, then what a retry should take
 	for range 6 {
 		scaled := img
 		if sw != b.Dx() || sh != b.Dy() {
@@ -177,7 +178,7 @@ func encodeFitting(img image.Image, format string, orientation, sw, sh int, t Ta
 		if orientation != 1 {
 			scaled = orient(scaled, orientation)
 		}
-		data, outFormat, err := encode(scaled, format, t.Formats)
+		data, outFormat, err := encode(scaled, format, t.Formats, sizeHint)
 		if err != nil {
 			return encoded{}, "", err
 		}
@@ -186,37 +187,43 @@ func encodeFitting(img image.Image, format string, orientation, sw, sh int, t Ta
 		}
 		f := math.Sqrt(float64(t.MaxBytes)/float64(len(data))) * 0.95
 		sw, sh = max(int(float64(sw)*f), 1), max(int(float64(sh)*f), 1)
+		// The next encoding should be about f² of this one (0.9 MaxBytes): reserving that and a tenth
+		// spares the encoder's buffer its doublings, each a copy, to up to twice what it holds.
+		sizeHint = int(float64(len(data)) * f * f * 1.1)
 	}
 	return encoded{}, "", fmt.Errorf("%w: cannot fit in %d bytes", ErrUnsupported, t.MaxBytes)
 }
 
 // encode writes img in the best accepted format: JPEG stays JPEG; otherwise PNG, or JPEG when the
-// image is opaque, sizeable and JPEG comes out smaller (a photo).
-func encode(img image.Image, from string, formats []string) ([]byte, string, error) {
+// image is opaque, sizeable and JPEG comes out smaller (a photo). sizeHint is the bytes to reserve
+// for an encoding (0: let it grow).
+func encode(img image.Image, from string, formats []string, sizeHint int) ([]byte, string, error) {
 	canPNG, canJPEG := slices.Contains(formats, "png"), slices.Contains(formats, "jpeg")
 	if from == "jpeg" && canJPEG || !canPNG && canJPEG {
-		data, err := encodeJPEG(img)
+		data, err := encodeJPEG(img, sizeHint)
 		return data, "jpeg", err
 	}
 	if !canPNG {
 		return nil, "", fmt.Errorf("%w: the target takes neither PNG nor JPEG", ErrUnsupported)
 	}
 	var buf bytes.Buffer
+	buf.Grow(sizeHint)
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&buf, img); err != nil {
 		return nil, "", fmt.Errorf("imaging: encode png: %w", err)
 	}
 	const photoBytes = 64 << 10 // below this, trying JPEG is not worth its time
 	if canJPEG && buf.Len() > photoBytes && opaque(img) {
-		if j, err := encodeJPEG(img); err == nil && len(j) < buf.Len() {
+		if j, err := encodeJPEG(img, min(sizeHint, buf.Len())); err == nil && len(j) < buf.Len() {
 			return j, "jpeg", nil
 		}
 	}
 	return buf.Bytes(), "png", nil
 }
 
-func encodeJPEG(img image.Image) ([]byte, error) {
+func encodeJPEG(img image.Image, sizeHint int) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(sizeHint)
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
 		return nil, fmt.Errorf("imaging: encode jpeg: %w", err)
 	}
