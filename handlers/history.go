@@ -148,9 +148,28 @@ type fittedImage struct {
 	processing *contracts.ImageProcessing
 }
 
+// fitHeads are the first bytes fit decodes, one after the other, to learn from the headers whether
+// an image goes as it is: 4 KiB hold a PNG's, GIF's or WEBP's, 64 KiB a camera JPEG's (EXIF with
+// its thumbnail, ICC profile, then the frame header).
+var fitHeads = []int{4 << 10, 64 << 10}
+
 // fit fits a cached image to the model with routing.FitImage; the cached base64 is reused when the
-// image goes as it is.
+// image goes as it is. That is learnt from its first bytes when they tell (routing.FitImageHead):
+// the whole base64 is decoded only for an image that needs work or whose headers run on.
 func fit(img historyimage.Image, formats routing.Formats, dialect string) (fittedImage, error) {
+	size := img.Size()
+	for _, n := range fitHeads {
+		if int64(n) >= size {
+			break // decoding it all costs no more
+		}
+		head, err := img.Head(n)
+		if err != nil {
+			break // the whole decode says what is wrong
+		}
+		if mime, p, ok := routing.FitImageHead(head, size, img.MimeType, formats, dialect); ok {
+			return fittedImage{mime: mime, data: img.Data, processing: p}, nil
+		}
+	}
 	raw, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil {
 		return fittedImage{}, fmt.Errorf("history image %s: %w", img.MimeType, err)

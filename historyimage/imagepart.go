@@ -12,6 +12,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"strings"
 
 	"github.com/agentworks/artifact-worker/routing"
 )
@@ -232,11 +233,23 @@ func inspect(data []byte) (imageInfo, error) {
 const sniffLen = 4096
 
 // decodedLen is the length of the bytes the standard base64 data decodes to (CR and LF ignored).
-func decodedLen(data []byte) int {
-	n := len(data) - bytes.Count(data, []byte("\n")) - bytes.Count(data, []byte("\r"))
-	end := bytes.TrimRight(data, "\r\n")
-	pad := len(end) - len(bytes.TrimRight(end, "="))
-	return max(n/4*3-pad, 0)
+func decodedLen[T string | []byte](data T) int {
+	var newlines int
+	switch d := any(data).(type) {
+	case string:
+		newlines = strings.Count(d, "\n") + strings.Count(d, "\r")
+	case []byte:
+		newlines = bytes.Count(d, []byte("\n")) + bytes.Count(d, []byte("\r"))
+	}
+	end := len(data)
+	for end > 0 && (data[end-1] == '\n' || data[end-1] == '\r') {
+		end--
+	}
+	pad := 0
+	for end > 0 && data[end-1] == '=' {
+		end, pad = end-1, pad+1
+	}
+	return max((len(data)-newlines)/4*3-pad, 0)
 }
 
 // errRecorder remembers the first error other than io.EOF of the reader it wraps, so that an error

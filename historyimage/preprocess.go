@@ -3,10 +3,13 @@ package historyimage
 import (
 	"context"
 	"crypto/md5"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/rawjson"
@@ -17,6 +20,20 @@ import (
 type Image struct {
 	Data     string `json:"data"`
 	MimeType string `json:"mime_type"`
+}
+
+// Size is the number of bytes Data decodes to. Data is standard base64 (CR and LF ignored), as
+// Preprocess checks before it caches an image.
+func (img Image) Size() int64 { return int64(decodedLen(img.Data)) }
+
+// Head decodes the first n bytes of the image (all of them when it has fewer), without decoding
+// the rest: enough to read its headers.
+func (img Image) Head(n int) ([]byte, error) {
+	head := make([]byte, max(0, min(int64(n), img.Size())))
+	if _, err := io.ReadFull(base64.NewDecoder(base64.StdEncoding, strings.NewReader(img.Data)), head); err != nil {
+		return nil, fmt.Errorf("historyimage: %s image: %w", img.MimeType, err)
+	}
+	return head, nil
 }
 
 // Putter stores an image under the hex MD5 of its base64 text. Put must be idempotent: Preprocess

@@ -5,6 +5,7 @@ import (
 	"image"
 	_ "image/jpeg"
 	_ "image/png"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -30,7 +31,8 @@ func FuzzScanners(f *testing.F) {
 
 // FuzzPrepare: any bytes, under any declared format, give a result or an error, never a panic; a
 // result fits the target: a format it takes, within its edge and byte limits, and new data is an
-// image of the format and size the result reports.
+// image of the format and size the result reports. PrepareHead, from the first half of the bytes,
+// says "as it is" only when Prepare does, with the same result.
 func FuzzPrepare(f *testing.F) {
 	f.Add(testfiles.PNG(4, 4), "png")
 	f.Add(testfiles.PNG(100, 30), "png")
@@ -40,6 +42,9 @@ func FuzzPrepare(f *testing.F) {
 	target := imaging.Target{Formats: []string{"png", "jpeg"}, MaxLongEdge: 64, MaxBytes: 1 << 20, StaticOnly: true}
 	f.Fuzz(func(t *testing.T, data []byte, format string) {
 		r, err := imaging.Prepare(data, format, target)
+		if h, ok := imaging.PrepareHead(data[:len(data)/2], int64(len(data)), format, target); ok && (err != nil || r.Data != nil || !reflect.DeepEqual(h, r)) {
+			t.Fatalf("PrepareHead(first %d of %d bytes) = %+v; Prepare = %+v, %v", len(data)/2, len(data), h, r, err)
+		}
 		if err != nil {
 			return
 		}

@@ -6,7 +6,9 @@
 // I/O, safe for concurrent use.
 //
 // An image that already fits is left alone: Prepare then reads only its header and returns no
-// new bytes, so the caller sends the original without another copy.
+// new bytes, so the caller sends the original without another copy. PrepareHead tells the same from
+// the image's first bytes alone, for a caller that holds the image encoded (base64) and would
+// otherwise decode all of it to learn that.
 package imaging
 
 import (
@@ -150,6 +152,36 @@ func Prepare(data []byte, format string, t Target) (Result, error) {
 	res.Data, res.Format = out.data, outFormat
 	res.Sent = Info{Format: outFormat, Width: b.Dx(), Height: b.Dy(), Bytes: int64(len(out.data))}
 	return res, nil
+}
+
+// PrepareHead is Prepare for an image of size bytes of which only head, its first bytes, is at hand
+// (say, decoded from the start of a base64 text): ok is true when head shows that Prepare leaves the
+// image as it is, and res is then what Prepare returns for the whole image (Data nil, Sent equal
+// to Original). Otherwise ok is false: the image needs work, or head does not say enough (its header
+// goes on beyond head, a GIF whose animation matters, a format not decoded here); call Prepare with
+// the whole image. PrepareHead reads headers only.
+func PrepareHead(head []byte, size int64, format string, t Target) (res Result, ok bool) {
+	whole := int64(len(head)) == size
+	switch {
+	case int64(len(head)) > size, !slices.Contains(t.Formats, format), t.MaxBytes != 0 && size > t.MaxBytes:
+		return Result{}, false
+	case format == "gif" && t.StaticOnly && (!whole || GIFAnimated(head)): // the second frame may lie beyond head
+		return Result{}, false
+	}
+	cfg, err := decodeConfig(head, format) // reads the header only: it succeeds on head as on the whole image
+	if err != nil {
+		return Result{}, false
+	}
+	if format == "jpeg" {
+		if o, complete := jpegOrientation(head); o != 1 || !complete && !whole {
+			return Result{}, false
+		}
+	}
+	if sw, sh := fit(cfg.Width, cfg.Height, t); sw != cfg.Width || sh != cfg.Height {
+		return Result{}, false
+	}
+	info := Info{Format: format, Width: cfg.Width, Height: cfg.Height, Bytes: size}
+	return Result{Format: format, Original: info, Sent: info}, true
 }
 
 // encoded is an image and its encoding.

@@ -5,12 +5,22 @@ import "encoding/binary"
 // JPEGOrientation returns the EXIF orientation (1..8) of a JPEG, 1 when it has none or the EXIF
 // block is malformed. It reads the APP1 "Exif" segment's first IFD only.
 func JPEGOrientation(data []byte) int {
-	if len(data) < 4 || data[0] != 0xFF || data[1] != 0xD8 {
-		return 1
+	o, _ := jpegOrientation(data)
+	return o
+}
+
+// jpegOrientation is JPEGOrientation; complete is false when the answer 1 may only be because data
+// ends too soon (data being the first bytes of a JPEG, a longer one could say otherwise).
+func jpegOrientation(data []byte) (o int, complete bool) {
+	if len(data) < 4 {
+		return 1, false
+	}
+	if data[0] != 0xFF || data[1] != 0xD8 {
+		return 1, true
 	}
 	for i := 2; i+4 <= len(data); {
 		if data[i] != 0xFF {
-			return 1
+			return 1, true
 		}
 		marker := data[i+1]
 		if marker == 0xD8 || marker >= 0xD0 && marker <= 0xD7 || marker == 0x01 || marker == 0xFF {
@@ -18,19 +28,22 @@ func JPEGOrientation(data []byte) int {
 			continue
 		}
 		if marker == 0xDA || marker == 0xD9 { // start of scan, end of image: no EXIF before them
-			return 1
+			return 1, true
 		}
 		n := int(binary.BigEndian.Uint16(data[i+2:]))
-		if n < 2 || i+2+n > len(data) {
-			return 1
+		if n < 2 {
+			return 1, true
+		}
+		if i+2+n > len(data) {
+			return 1, false
 		}
 		seg := data[i+4 : i+2+n]
 		if marker == 0xE1 && len(seg) > 6 && string(seg[:6]) == "Exif\x00\x00" {
-			return exifOrientation(seg[6:])
+			return exifOrientation(seg[6:]), true
 		}
 		i += 2 + n
 	}
-	return 1
+	return 1, false
 }
 
 // exifOrientation reads tag 0x0112 of IFD0 in a TIFF-structured EXIF block.

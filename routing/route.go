@@ -183,8 +183,28 @@ func FitImage(data []byte, mime string, f Formats, dialect string) (out []byte, 
 	return r.Data, mime, imageProcessing(r), nil
 }
 
+// FitImageHead answers for an image of size bytes from head, its first bytes (a few KiB hold the
+// headers of a PNG, JPEG, GIF or WEBP): ok is true when they show that FitImage leaves the image as it
+// is, and outMIME and p are then what FitImage returns for the whole image. Otherwise ok is false
+// (the image needs work, or head does not say enough): call FitImage with the whole image. It spares
+// holding the whole image to find that it goes unchanged (history images, cached as base64).
+// FitImageHead is pure and safe for concurrent use.
+func FitImageHead(head []byte, size int64, mime string, f Formats, dialect string) (outMIME string, p *contracts.ImageProcessing, ok bool) {
+	mime = normalizeMIME(mime)
+	r, ok := imaging.PrepareHead(head, size, formatOf(mime), fitTarget(f.orDefault(), normalizeDialect(dialect)))
+	if !ok {
+		return "", nil, false
+	}
+	return mime, imageProcessing(r), true
+}
+
 func fitImage(data []byte, format string, f Formats, dialect string) (imaging.Result, error) {
-	return imaging.Prepare(data, format, imageTarget(f.accepted(dialect, contracts.BinaryImage), f.Limits))
+	return imaging.Prepare(data, format, fitTarget(f, dialect))
+}
+
+// fitTarget is what an image is fitted to for a model (f) in a dialect.
+func fitTarget(f Formats, dialect string) imaging.Target {
+	return imageTarget(f.accepted(dialect, contracts.BinaryImage), f.Limits)
 }
 
 // imageTarget is what imaging.Prepare fits an image to: the accepted formats that some API takes
