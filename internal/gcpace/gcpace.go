@@ -5,8 +5,9 @@
 // 2x the artifact) and turns over several times that; with a few such requests in flight the heap
 // doubles over a live set that is already large, and the process's peak memory becomes about twice
 // what the requests need. Memory sizing (docs/operations.md) wants it proportional to the work in
-// flight, so while at least one request holds a large buffer, the collector runs at a quarter of
-// the configured GOGC (at least 5); when the last one is released, GOGC is restored. Large buffers
+// flight, so while at least one request holds a large buffer, the collector runs at an eighth of
+// the configured GOGC (12 for the default 100, at least 5); when the last one is released, GOGC is
+// restored. Large buffers
 // are byte slices and pixel arrays that hold no pointers, which a collection does not scan, so the
 // extra collections are cheap.
 //
@@ -65,10 +66,10 @@ func Held() int {
 	return held
 }
 
-// Tight is the GC percent while large buffers are in flight: a quarter of percent, at least 5 (or
+// Tight is the GC percent while large buffers are in flight: an eighth of percent, at least 5 (or
 // percent itself when that is lower).
 func Tight(percent int) int {
-	return min(percent, max(percent/4, 5))
+	return min(percent, max(percent/8, 5))
 }
 
 // gogc parses GOGC as the runtime does: "off" is -1, an integer is itself, anything else 100.

@@ -25,13 +25,13 @@ func TestHoldTightensUntilTheLastRelease(t *testing.T) {
 	}
 	a := Hold(Threshold)
 	b := Hold(20 << 20)
-	if got := percent(); got != 25 || Held() != 2 {
-		t.Fatalf("two large holds: GC percent %d, held %d; want 25, 2", got, Held())
+	if got := percent(); got != 12 || Held() != 2 {
+		t.Fatalf("two large holds: GC percent %d, held %d; want 12, 2", got, Held())
 	}
 	a()
 	a() // a second release of the same hold changes nothing
-	if got := percent(); got != 25 || Held() != 1 {
-		t.Fatalf("one large hold left: GC percent %d, held %d; want 25, 1", got, Held())
+	if got := percent(); got != 12 || Held() != 1 {
+		t.Fatalf("one large hold left: GC percent %d, held %d; want 12, 1", got, Held())
 	}
 	small()
 	b()
@@ -41,7 +41,7 @@ func TestHoldTightensUntilTheLastRelease(t *testing.T) {
 }
 
 func TestTight(t *testing.T) {
-	for _, c := range []struct{ in, want int }{{100, 25}, {400, 100}, {20, 5}, {5, 5}, {3, 3}, {0, 0}} {
+	for _, c := range []struct{ in, want int }{{100, 12}, {400, 50}, {40, 5}, {5, 5}, {3, 3}, {0, 0}} {
 		if got := Tight(c.in); got != c.want {
 			t.Errorf("Tight(%d) = %d, want %d", c.in, got, c.want)
 		}
