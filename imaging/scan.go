@@ -81,9 +81,10 @@ func exifOrientation(t []byte) int {
 }
 
 // GIFAnimated reports whether a GIF holds more than one frame. It walks the block structure
-// without decoding pixels; a malformed GIF counts as not animated.
+// without decoding pixels; anything without a GIF87a/GIF89a header, or malformed, counts as not
+// animated.
 func GIFAnimated(data []byte) bool {
-	if len(data) < 13 || string(data[:3]) != "GIF" {
+	if len(data) < 13 || string(data[:6]) != "GIF87a" && string(data[:6]) != "GIF89a" {
 		return false
 	}
 	i := 13
