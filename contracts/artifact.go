@@ -171,6 +171,11 @@ type FileData struct {
 	Filename string `json:"filename"`
 	MimeType string `json:"mimeType"`
 	Data     string `json:"data"`
+	// DataURL is never on the wire. routing.Route sets it to "data:{MimeType};base64,{Data}", built
+	// once with Data as its tail (the same memory), and routing.Assemble reuses it for the OpenAI
+	// dialects' file parts instead of building another copy of the base64. Empty, or not that URL,
+	// it is not used.
+	DataURL string `json:"-"`
 }
 
 // ArtifactMetadata describes the artifact a ContentRouteResult is about, with design document 000's

@@ -27,7 +27,7 @@ type media struct {
 	format   string // "png", "pdf", "wav"
 	data     string // standard base64, no data: prefix
 	filename string
-	url      string // the data URL it came from, reused rather than built again (it can be tens of MB)
+	url      string // the data URL it came from (image_url) or Route built (file), reused rather than built again (it can be tens of MB)
 }
 
 // dataURL is "data:{mime};base64,{data}", the one it came from when there is one.
@@ -62,13 +62,12 @@ func routedMedia(r contracts.ContentRouteResult, dialect string) (m media, unsup
 			return media{}, true
 		}
 		m = media{kind: mediaImage, mime: mime, format: formatOf(mime), data: data}
-		if u, prefix := r.ImageURL.ImageURL.URL, "data:"+mime+";base64,"; strings.HasPrefix(u, prefix) && len(u) == len(prefix)+len(data) {
-			m.url = u
-		}
+		m.url = sameDataURL(r.ImageURL.ImageURL.URL, mime, data)
 	case r.Routing == contracts.RouteFile && r.File != nil:
 		f := r.File.File
 		m = media{mime: normalizeMIME(f.MimeType), data: f.Data, filename: f.Filename}
 		m.format = formatOf(m.mime)
+		m.url = sameDataURL(f.DataURL, m.mime, m.data)
 		switch {
 		case m.mime == "" || m.data == "":
 			return media{}, true
@@ -452,6 +451,16 @@ func marshal(v any) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// sameDataURL is u when it is "data:{mime};base64,{data}", else "". Comparing data with u's tail
+// costs nothing when data is that tail (Route's file parts, a parsed image_url): the same memory.
+func sameDataURL(u, mime, data string) string {
+	prefix := "data:" + mime + ";base64,"
+	if len(u) != len(prefix)+len(data) || !strings.HasPrefix(u, prefix) || u[len(prefix):] != data {
+		return ""
+	}
+	return u
 }
 
 // parseDataURL splits "data:{mime};base64,{data}".

@@ -2,6 +2,7 @@ package routing_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -43,5 +44,29 @@ func BenchmarkAssemble(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		routing.Assemble(r, contracts.DialectOpenAIChat, "")
+	}
+}
+
+// BenchmarkAssemblePDF measures a routed 1 MB PDF assembled for the OpenAI dialects, whose file parts
+// carry a data URL: "routed" reuses the one Route built (file.data is its tail), "from JSON" is the
+// same result read from the wire, where Assemble builds the URL again (as it did for every PDF
+// before Route shared its URL).
+func BenchmarkAssemblePDF(b *testing.B) {
+	routed := routing.Route(routing.Input{ID: "bench", Filename: "r.pdf", Content: bigPDF(1 << 20), Capabilities: routing.NewCapabilities("file")})
+	wire, _ := json.Marshal(routed)
+	var read contracts.ContentRouteResult
+	if err := json.Unmarshal(wire, &read); err != nil || routed.Routing != contracts.RouteFile {
+		b.Fatalf("routing %s, %v", routed.Routing, err)
+	}
+	for _, d := range []string{contracts.DialectOpenAIChat, contracts.DialectOpenAIResponses} {
+		for name, r := range map[string]contracts.ContentRouteResult{"routed": routed, "from JSON": read} {
+			b.Run(d+"/"+name, func(b *testing.B) {
+				b.SetBytes(int64(len(r.File.File.Data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					routing.Assemble(r, d, "")
+				}
+			})
+		}
 	}
 }

@@ -123,12 +123,14 @@ func Route(in Input) contracts.ContentRouteResult {
 	default:
 		res.Routing = contracts.RouteFile
 		res.Content = mediaLabel(msgs, filename, in.ID)
+		url := dataURL(det.MIME, content) // built once: Data is its tail, Assemble reuses it
 		res.File = &contracts.FilePart{
 			Type: "file",
 			File: contracts.FileData{
 				Filename: filename,
 				MimeType: det.MIME,
-				Data:     base64.StdEncoding.EncodeToString(content),
+				Data:     url[len(url)-base64.StdEncoding.EncodedLen(len(content)):],
+				DataURL:  url,
 			},
 		}
 	}

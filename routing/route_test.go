@@ -129,7 +129,8 @@ func TestRoute(t *testing.T) {
 				if r.ImageURL != nil || r.File == nil || r.File.Type != "file" {
 					t.Fatalf("parts: imageUrl %v, file %v", r.ImageURL, r.File)
 				}
-				wantFile := contracts.FileData{Filename: tt.filename, MimeType: tt.mime, Data: b64}
+				// DataURL is Route's own (never on the wire): the data URL that Data is the tail of.
+				wantFile := contracts.FileData{Filename: tt.filename, MimeType: tt.mime, Data: b64, DataURL: "data:" + tt.mime + ";base64," + b64}
 				if r.File.File != wantFile {
 					t.Errorf("file = %+v, want %+v", r.File.File, wantFile)
 				}
