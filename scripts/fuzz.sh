@@ -15,6 +15,14 @@ cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-10m}"
 jobs="${FUZZJOBS:-1}"
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "FUZZJOBS must be a positive integer, got '$jobs'" >&2; exit 2; }
+# go test's default -timeout (10m) ends a 10-minute fuzzing run with "context deadline exceeded"
+# just as it finishes: give the test binary FUZZTIME plus 10 minutes (baseline coverage, building).
+timeout=0
+if [[ "$fuzztime" =~ ^([0-9]+)([smh])$ ]]; then
+  n="${BASH_REMATCH[1]}"
+  case "${BASH_REMATCH[2]}" in s) timeout=$n ;; m) timeout=$((n * 60)) ;; h) timeout=$((n * 3600)) ;; esac
+  timeout="$((timeout + 600))s"
+fi
 parallel=()
 if [[ "$jobs" -gt 1 ]]; then
   parallel=(-parallel 1)
@@ -32,7 +40,7 @@ fuzz_one() {
   local pkg="$1" target="$2" n="$3" start rc secs execs corpus log
   start=$(date +%s)
   log="$results/$n.log"
-  go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "${parallel[@]}" "$pkg" >"$log" 2>&1
+  go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -timeout "$timeout" "${parallel[@]}" "$pkg" >"$log" 2>&1
   rc=$?
   secs=$(( $(date +%s) - start ))
   execs="$(grep -o 'execs: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)"
