@@ -13,7 +13,7 @@ import (
 )
 
 // SettingError is a start-up failure that waiting cannot fix: a dependency refused the worker's
-// credentials or certificates. Settings names the settings to fix; `worker run` exits 2 on it, as on
+// credentials or certificates, or HTTP_ADDR cannot be listened on. Settings names the settings to fix; `worker run` exits 2 on it, as on
 // a setting Validate rejects, instead of retrying as if the dependency were down.
 type SettingError struct {
 	Settings string // e.g. "S3_ACCESS_KEY/S3_SECRET_KEY"

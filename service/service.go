@@ -164,7 +164,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	})
 	api.HandleArtifacts(c.Artifacts, handlers.MapError, cfg.HTTPToken)
 	if s.listener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-		return nil, fmt.Errorf("HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
+		return nil, &SettingError{Settings: "HTTP_ADDR", Err: err} // malformed, in use, not this host's
 	}
 	// No WriteTimeout: /artifacts/{id}/content streams up to MAX_ARTIFACT_BYTES to slow clients.
 	s.http = &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
