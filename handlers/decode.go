@@ -375,12 +375,20 @@ func dialect(s string) (string, error) {
 	return d, nil
 }
 
-// presentation validates the optional locale and dialect of a request that returns message parts.
-func presentation(loc, dia string) (string, string, error) {
+// presentation validates the optional locale, dialect and media of a request that returns message
+// parts, in that order: the first bad one is the error.
+func presentation(loc, dia, med string) (string, string, string, error) {
 	l, err := locale(loc)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	d, err := dialect(dia)
-	return l, d, err
+	if err != nil {
+		return "", "", "", err
+	}
+	m, err := media(med)
+	if err != nil {
+		return "", "", "", err
+	}
+	return l, d, m, nil
 }

@@ -59,11 +59,7 @@ func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, e
 	if err := decode(contracts.SubjectGetArtifact, req.Body, &r); err != nil {
 		return nil, err
 	}
-	loc, dia, err := presentation(r.Locale, r.Dialect)
-	if err != nil {
-		return nil, err
-	}
-	med, err := media(r.Media)
+	loc, dia, med, err := presentation(r.Locale, r.Dialect, r.Media)
 	if err != nil {
 		return nil, err
 	}

@@ -82,11 +82,7 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (an
 	if err := decode(contracts.SubjectGetHistoryImage, req.Body, &r); err != nil {
 		return nil, err
 	}
-	loc, dia, err := presentation(r.Locale, r.Dialect)
-	if err != nil {
-		return nil, err
-	}
-	med, err := media(r.Media)
+	loc, dia, med, err := presentation(r.Locale, r.Dialect, r.Media)
 	if err != nil {
 		return nil, err
 	}
