@@ -47,32 +47,9 @@ func (b rawJSON) inlineImagePart(s span, path string) (img inlineImage, ok bool,
 		return img, false, nil // e.g. a bare string part: not an image
 	}
 	var f partFields
-	_ = b.fields(s.start, func(key []byte, start, end int) error {
-		v := span{start, end}
-		switch {
-		case keyIs(key, "type"):
-			f.typ = v
-		case keyIs(key, "image_url"):
-			f.imageURL = v
-		case keyIs(key, "source"):
-			f.source = v
-		case keyIs(key, "source_type"):
-			f.sourceType = v
-		case keyIs(key, "data"):
-			f.data = v
-		case keyIs(key, "mime_type"):
-			f.mimeType = v
-		case keyIs(key, "base64"):
-			f.base64 = v
-		case keyIs(key, "url"):
-			f.url = v
-		case keyIs(key, "file_id"):
-			f.fileID = v
-		case keyIs(key, "id"):
-			f.id = v
-		}
-		return nil
-	})
+	b.pick(s.start, member{"type", &f.typ}, member{"image_url", &f.imageURL}, member{"source", &f.source},
+		member{"source_type", &f.sourceType}, member{"data", &f.data}, member{"mime_type", &f.mimeType},
+		member{"base64", &f.base64}, member{"url", &f.url}, member{"file_id", &f.fileID}, member{"id", &f.id})
 	typ, _ := b.str(f.typ)
 	switch typ {
 	case "image_url":
@@ -103,12 +80,7 @@ func (b rawJSON) openAIImage(f partFields, path string) (inlineImage, bool, erro
 	path += ".image_url"
 	if u.ok() && b.kind(u) == '{' {
 		var url span
-		_ = b.fields(u.start, func(key []byte, start, end int) error {
-			if keyIs(key, "url") {
-				url = span{start, end}
-			}
-			return nil
-		})
+		b.pick(u.start, member{"url", &url})
 		u, path = url, path+".url"
 	}
 	raw, isStr := b.strBytes(u)
@@ -126,17 +98,7 @@ func (b rawJSON) anthropicImage(src span, path string) (inlineImage, bool, error
 		return inlineImage{}, false, invalid(path + ": image source is not an object")
 	}
 	var typ, data, media span
-	_ = b.fields(src.start, func(key []byte, start, end int) error {
-		switch {
-		case keyIs(key, "type"):
-			typ = span{start, end}
-		case keyIs(key, "data"):
-			data = span{start, end}
-		case keyIs(key, "media_type"):
-			media = span{start, end}
-		}
-		return nil
-	})
+	b.pick(src.start, member{"type", &typ}, member{"data", &data}, member{"media_type", &media})
 	if t, _ := b.str(typ); t != "base64" {
 		return inlineImage{}, false, nil // url, file, text: not inline base64
 	}

@@ -58,6 +58,27 @@ func (b rawJSON) fields(i int, fn func(key []byte, start, end int) error) error 
 	return nil
 }
 
+// member names a member of an object and the span pick records its value in.
+type member struct {
+	name string
+	v    *span
+}
+
+// pick sets *m.v, for each m of ms, to the span of the value of the member named m.name of the
+// object at i (of the last such member when the name repeats); a name the object lacks leaves its
+// span as it was.
+func (b rawJSON) pick(i int, ms ...member) {
+	_ = b.fields(i, func(key []byte, start, end int) error {
+		for _, m := range ms {
+			if keyIs(key, m.name) {
+				*m.v = span{start, end}
+				break
+			}
+		}
+		return nil
+	})
+}
+
 // keyIs reports whether the raw key (quotes included) is name.
 func keyIs(raw []byte, name string) bool {
 	if bytes.IndexByte(raw, '\\') < 0 {

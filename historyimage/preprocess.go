@@ -282,15 +282,7 @@ func (b rawJSON) message(n int, s span) (message, error) {
 			return m, invalid(fmt.Sprintf("messages[%d][0]: role is %s, want a string", n, kindName(b.kind(role))))
 		}
 	case '{':
-		_ = b.fields(s.start, func(key []byte, start, end int) error {
-			switch {
-			case keyIs(key, "role"):
-				role = span{start, end}
-			case keyIs(key, "content"):
-				m.content = span{start, end}
-			}
-			return nil
-		})
+		b.pick(s.start, member{"role", &role}, member{"content", &m.content})
 		if !role.ok() {
 			return m, invalid(fmt.Sprintf("messages[%d] is an object without a role", n))
 		}
