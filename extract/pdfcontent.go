@@ -42,6 +42,23 @@ type textState struct {
 	font                  *fontInfo
 }
 
+// set applies a text state operator of one operand (PDF 32000-1, 9.3): character spacing Tc, word
+// spacing Tw, horizontal scaling Tz (in percent), leading TL, rise Ts.
+func (g *textState) set(op string, v float64) {
+	switch op {
+	case "Tc":
+		g.tc = v
+	case "Tw":
+		g.tw = v
+	case "Tz":
+		g.th = v / 100
+	case "TL":
+		g.tl = v
+	case "Ts":
+		g.trise = v
+	}
+}
+
 // fontInfo is a font's decoder and glyph widths.
 type fontInfo struct {
 	enc       pdf.TextEncoding
@@ -212,25 +229,9 @@ func contentRuns(ctx context.Context, strm, res pdf.Value, ctm affine, depth int
 			}
 		case "BT":
 			tm, tlm = identity, identity
-		case "Tc":
+		case "Tc", "Tw", "Tz", "TL", "Ts":
 			if need(1) {
-				g.tc = num(args[0])
-			}
-		case "Tw":
-			if need(1) {
-				g.tw = num(args[0])
-			}
-		case "Tz":
-			if need(1) {
-				g.th = num(args[0]) / 100
-			}
-		case "TL":
-			if need(1) {
-				g.tl = num(args[0])
-			}
-		case "Ts":
-			if need(1) {
-				g.trise = num(args[0])
+				g.set(op, num(args[0]))
 			}
 		case "Tf":
 			if need(2) {
