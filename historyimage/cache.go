@@ -2,6 +2,7 @@ package historyimage
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -48,18 +49,10 @@ type CacheConfig struct {
 }
 
 func (c *CacheConfig) setDefaults() {
-	if c.Replicas == 0 {
-		c.Replicas = 1
-	}
-	if c.TTL == 0 {
-		c.TTL = DefaultTTL
-	}
-	if c.KVBucket == "" {
-		c.KVBucket = DefaultKVBucket
-	}
-	if c.ObjectBucket == "" {
-		c.ObjectBucket = DefaultObjectBucket
-	}
+	c.Replicas = cmp.Or(c.Replicas, 1)
+	c.TTL = cmp.Or(c.TTL, DefaultTTL)
+	c.KVBucket = cmp.Or(c.KVBucket, DefaultKVBucket)
+	c.ObjectBucket = cmp.Or(c.ObjectBucket, DefaultObjectBucket)
 }
 
 var bucketName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)

@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,24 +59,14 @@ type Config struct {
 
 func (c *Config) setDefaults() {
 	c.Topology.setDefaults()
-	if c.Concurrency == 0 {
-		c.Concurrency = 4
-	}
-	if c.HandlerTimeout == 0 {
-		c.HandlerTimeout = c.Topology.AckWait / 3
-	}
-	if c.Retries == 0 {
-		c.Retries = 2
-	}
-	if c.RetryInterval == 0 {
-		c.RetryInterval = 200 * time.Millisecond
-	}
+	c.Concurrency = cmp.Or(c.Concurrency, 4)
+	c.HandlerTimeout = cmp.Or(c.HandlerTimeout, c.Topology.AckWait/3)
+	c.Retries = cmp.Or(c.Retries, 2)
+	c.RetryInterval = cmp.Or(c.RetryInterval, 200*time.Millisecond)
 	if len(c.NakDelays) == 0 {
 		c.NakDelays = []time.Duration{time.Second, 3 * time.Second, 10 * time.Second, 30 * time.Second}
 	}
-	if c.DrainTimeout == 0 {
-		c.DrainTimeout = 30 * time.Second
-	}
+	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
 }
 
 // Validate reports every invalid field.

@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,33 +45,17 @@ type Topology struct {
 }
 
 func (t *Topology) setDefaults() {
-	if t.Stream == "" {
-		t.Stream = DefaultStream
-	}
+	t.Stream = cmp.Or(t.Stream, DefaultStream)
 	if len(t.Subjects) == 0 {
 		t.Subjects = contracts.RequestSubjects
 	}
-	if t.DeadLetterStream == "" {
-		t.DeadLetterStream = DefaultDeadLetterStream
-	}
-	if t.MaxAge == 0 {
-		t.MaxAge = 24 * time.Hour
-	}
-	if t.DeadLetterMaxAge == 0 {
-		t.DeadLetterMaxAge = 7 * 24 * time.Hour
-	}
-	if t.Replicas == 0 {
-		t.Replicas = 1
-	}
-	if t.AckWait == 0 {
-		t.AckWait = 60 * time.Second
-	}
-	if t.MaxDeliver == 0 {
-		t.MaxDeliver = 5
-	}
-	if t.MaxAckPending == 0 {
-		t.MaxAckPending = 1024
-	}
+	t.DeadLetterStream = cmp.Or(t.DeadLetterStream, DefaultDeadLetterStream)
+	t.MaxAge = cmp.Or(t.MaxAge, 24*time.Hour)
+	t.DeadLetterMaxAge = cmp.Or(t.DeadLetterMaxAge, 7*24*time.Hour)
+	t.Replicas = cmp.Or(t.Replicas, 1)
+	t.AckWait = cmp.Or(t.AckWait, 60*time.Second)
+	t.MaxDeliver = cmp.Or(t.MaxDeliver, 5)
+	t.MaxAckPending = cmp.Or(t.MaxAckPending, 1024)
 }
 
 // Validate reports every invalid field.

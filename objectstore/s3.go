@@ -1,6 +1,7 @@
 package objectstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -56,21 +57,11 @@ type S3Config struct {
 }
 
 func (c *S3Config) setDefaults() {
-	if c.Region == "" {
-		c.Region = "us-east-1"
-	}
-	if c.MaxRetries == 0 {
-		c.MaxRetries = 3
-	}
-	if c.DialTimeout == 0 {
-		c.DialTimeout = 5 * time.Second
-	}
-	if c.ResponseHeaderTimeout == 0 {
-		c.ResponseHeaderTimeout = 30 * time.Second
-	}
-	if c.PartSize == 0 {
-		c.PartSize = 16 << 20
-	}
+	c.Region = cmp.Or(c.Region, "us-east-1")
+	c.MaxRetries = cmp.Or(c.MaxRetries, 3)
+	c.DialTimeout = cmp.Or(c.DialTimeout, 5*time.Second)
+	c.ResponseHeaderTimeout = cmp.Or(c.ResponseHeaderTimeout, 30*time.Second)
+	c.PartSize = cmp.Or(c.PartSize, 16<<20)
 }
 
 // Validate reports every invalid field, by name.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,18 +60,10 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() {
-	if o.ResultsStream == "" {
-		o.ResultsStream = DefaultResultsStream
-	}
-	if o.Replicas == 0 {
-		o.Replicas = 1
-	}
-	if o.Timeout == 0 {
-		o.Timeout = DefaultTimeout
-	}
-	if o.ProgressEvery == 0 {
-		o.ProgressEvery = DefaultProgressEvery
-	}
+	o.ResultsStream = cmp.Or(o.ResultsStream, DefaultResultsStream)
+	o.Replicas = cmp.Or(o.Replicas, 1)
+	o.Timeout = cmp.Or(o.Timeout, DefaultTimeout)
+	o.ProgressEvery = cmp.Or(o.ProgressEvery, DefaultProgressEvery)
 }
 
 // Validate reports every invalid field at once, each by its name.

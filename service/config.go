@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -66,57 +67,24 @@ type Config struct {
 
 // SetDefaults fills unset fields.
 func (c *Config) SetDefaults() {
-	if c.EmbeddedNATSAddr == "" {
-		c.EmbeddedNATSAddr = "127.0.0.1:4222"
-	}
-	if c.S3Bucket == "" {
-		c.S3Bucket = "artifacts"
-	}
-	if c.S3Credentials == "" {
-		c.S3Credentials = S3CredentialsStatic
-	}
-	if c.JetStreamReplicas == 0 {
-		c.JetStreamReplicas = 1
-	}
-	if c.DataDir == "" {
-		c.DataDir = "./data"
-	}
-	if c.HTTPAddr == "" {
-		c.HTTPAddr = "127.0.0.1:8080"
-	}
-	if c.MaxArtifactSize == 0 {
-		c.MaxArtifactSize = 20 << 20
-	}
-	if c.ExtractMaxChars == 0 {
-		c.ExtractMaxChars = 100_000
-	}
-	if c.StreamMaxAge == 0 {
-		c.StreamMaxAge = 24 * time.Hour
-	}
-	if c.AckWait == 0 {
-		c.AckWait = 60 * time.Second
-	}
-	if c.MaxDeliver == 0 {
-		c.MaxDeliver = 5
-	}
-	if c.Concurrency == 0 {
-		c.Concurrency = 4
-	}
-	if c.DrainTimeout == 0 {
-		c.DrainTimeout = 30 * time.Second
-	}
-	if c.HistoryTTL == 0 {
-		c.HistoryTTL = 2 * time.Hour
-	}
-	if c.ClaimTTL == 0 {
-		c.ClaimTTL = time.Hour
-	}
-	if c.LogLevel == "" {
-		c.LogLevel = "info"
-	}
-	if c.ExtractTimeout == 0 {
-		c.ExtractTimeout = min(10*time.Second, c.handlerTime()/2)
-	}
+	c.EmbeddedNATSAddr = cmp.Or(c.EmbeddedNATSAddr, "127.0.0.1:4222")
+	c.S3Bucket = cmp.Or(c.S3Bucket, "artifacts")
+	c.S3Credentials = cmp.Or(c.S3Credentials, S3CredentialsStatic)
+	c.JetStreamReplicas = cmp.Or(c.JetStreamReplicas, 1)
+	c.DataDir = cmp.Or(c.DataDir, "./data")
+	c.HTTPAddr = cmp.Or(c.HTTPAddr, "127.0.0.1:8080")
+	c.MaxArtifactSize = cmp.Or(c.MaxArtifactSize, 20<<20)
+	c.ExtractMaxChars = cmp.Or(c.ExtractMaxChars, 100_000)
+	c.StreamMaxAge = cmp.Or(c.StreamMaxAge, 24*time.Hour)
+	c.AckWait = cmp.Or(c.AckWait, 60*time.Second)
+	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
+	c.Concurrency = cmp.Or(c.Concurrency, 4)
+	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
+	c.HistoryTTL = cmp.Or(c.HistoryTTL, 2*time.Hour)
+	c.ClaimTTL = cmp.Or(c.ClaimTTL, time.Hour)
+	c.LogLevel = cmp.Or(c.LogLevel, "info")
+	// Last: its default depends on AckWait.
+	c.ExtractTimeout = cmp.Or(c.ExtractTimeout, min(10*time.Second, c.handlerTime()/2))
 }
 
 // handlerTime is the time one attempt at a request has: HANDLER_TIMEOUT, else ACK_WAIT/3.

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"github.com/agentworks/artifact-worker/internal/backoff"
 
 	"context"
@@ -69,18 +70,10 @@ type MetaConfig struct {
 }
 
 func (c *MetaConfig) setDefaults() {
-	if c.Bucket == "" {
-		c.Bucket = DefaultMetaBucket
-	}
-	if c.MaxModifiedBy == 0 {
-		c.MaxModifiedBy = DefaultMaxModifiedBy
-	}
-	if c.MaxAttempts == 0 {
-		c.MaxAttempts = DefaultMaxAttempts
-	}
-	if c.Replicas == 0 {
-		c.Replicas = 1
-	}
+	c.Bucket = cmp.Or(c.Bucket, DefaultMetaBucket)
+	c.MaxModifiedBy = cmp.Or(c.MaxModifiedBy, DefaultMaxModifiedBy)
+	c.MaxAttempts = cmp.Or(c.MaxAttempts, DefaultMaxAttempts)
+	c.Replicas = cmp.Or(c.Replicas, 1)
 }
 
 // validBucket is the alphabet of JetStream KV bucket names.
