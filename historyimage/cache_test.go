@@ -143,11 +143,9 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-// Entries expire TTL after their last write. JetStream's smallest MaxAge is 100ms (MinTTL); 1s
-// leaves room to see the entry before it goes.
-func TestCacheExpiry(t *testing.T) {
-	const ttl = time.Second
-	cache := newCache(t, startJetStream(t), historyimage.CacheConfig{TTL: ttl})
+// forEachStorage runs fn in a parallel subtest for each way the cache stores an image: a small one
+// inline in its KV entry, a large one in the Object Store. seed keeps the images of each test apart.
+func forEachStorage(t *testing.T, seed uint64, fn func(t *testing.T, md5 string, img historyimage.Image)) {
 	tests := []struct {
 		name string
 		size int
@@ -158,28 +156,44 @@ func TestCacheExpiry(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			data := fakePNG(uint64(200+i), 10, 10, tt.size)
-			md5 := md5hex(data)
-			written := time.Now()
-			if err := cache.Put(t.Context(), md5, historyimage.Image{Data: data, MimeType: "image/png"}); err != nil {
-				t.Fatalf("Put: %v", err)
-			}
-			if _, err := cache.Get(t.Context(), md5); err != nil && time.Since(written) < ttl/2 {
-				t.Fatalf("Get right after Put: %v", err)
-			}
-			var lastErr error
-			waitFor(t, 20*ttl, "the image to expire", func() bool {
-				_, lastErr = cache.Get(t.Context(), md5)
-				return lastErr != nil
-			})
-			if !errors.Is(lastErr, historyimage.ErrNotFound) {
-				t.Fatalf("Get after expiry error = %v, want ErrNotFound", lastErr)
-			}
-			if age := time.Since(written); age < ttl {
-				t.Errorf("expired after %v, before its TTL of %v", age, ttl)
-			}
+			data := fakePNG(seed+uint64(i), 10, 10, tt.size)
+			fn(t, md5hex(data), historyimage.Image{Data: data, MimeType: "image/png"})
 		})
 	}
+}
+
+// waitExpired waits for the image md5 to expire and checks that it went as ErrNotFound, no sooner
+// than ttl after its last write.
+func waitExpired(t *testing.T, cache *historyimage.Cache, md5 string, ttl time.Duration, lastWrite time.Time) {
+	t.Helper()
+	var err error
+	waitFor(t, 20*ttl, "the image to expire after its last write", func() bool {
+		_, err = cache.Get(t.Context(), md5)
+		return err != nil
+	})
+	if !errors.Is(err, historyimage.ErrNotFound) {
+		t.Fatalf("Get after expiry error = %v, want ErrNotFound", err)
+	}
+	if age := time.Since(lastWrite); age < ttl {
+		t.Errorf("expired %v after the last write, before its TTL of %v", age, ttl)
+	}
+}
+
+// Entries expire TTL after their last write. JetStream's smallest MaxAge is 100ms (MinTTL); 1s
+// leaves room to see the entry before it goes.
+func TestCacheExpiry(t *testing.T) {
+	const ttl = time.Second
+	cache := newCache(t, startJetStream(t), historyimage.CacheConfig{TTL: ttl})
+	forEachStorage(t, 200, func(t *testing.T, md5 string, img historyimage.Image) {
+		written := time.Now()
+		if err := cache.Put(t.Context(), md5, img); err != nil {
+			t.Fatalf("Put: %v", err)
+		}
+		if _, err := cache.Get(t.Context(), md5); err != nil && time.Since(written) < ttl/2 {
+			t.Fatalf("Get right after Put: %v", err)
+		}
+		waitExpired(t, cache, md5, ttl, written)
+	})
 }
 
 // The KV index outlives the object by a moment (it is written after it); Get must then report
@@ -191,6 +205,20 @@ func TestCacheIndexWithoutObject(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ObjectStore: %v", err)
 	}
+	// chunks returns the stream of the object store, the subject of the chunks of object name, and
+	// its info.
+	chunks := func(t *testing.T, name string) (jetstream.Stream, string, *jetstream.ObjectInfo) {
+		t.Helper()
+		info, err := obs.GetInfo(t.Context(), name)
+		if err != nil {
+			t.Fatalf("GetInfo: %v", err)
+		}
+		s, err := js.Stream(t.Context(), "OBJ_"+historyimage.DefaultObjectBucket)
+		if err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		return s, fmt.Sprintf("$O.%s.C.%s", historyimage.DefaultObjectBucket, info.NUID), info
+	}
 	tests := []struct {
 		name   string
 		remove func(t *testing.T, name string)
@@ -201,29 +229,14 @@ func TestCacheIndexWithoutObject(t *testing.T) {
 			}
 		}},
 		{"chunks expired, meta still there", func(t *testing.T, name string) {
-			info, err := obs.GetInfo(t.Context(), name)
-			if err != nil {
-				t.Fatalf("GetInfo: %v", err)
-			}
-			s, err := js.Stream(t.Context(), "OBJ_"+historyimage.DefaultObjectBucket)
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			subj := fmt.Sprintf("$O.%s.C.%s", historyimage.DefaultObjectBucket, info.NUID)
+			s, subj, _ := chunks(t, name)
 			if err := s.Purge(t.Context(), jetstream.WithPurgeSubject(subj)); err != nil {
 				t.Fatalf("Purge: %v", err)
 			}
 		}},
 		{"first chunk expired", func(t *testing.T, name string) {
-			info, err := obs.GetInfo(t.Context(), name)
-			if err != nil {
-				t.Fatalf("GetInfo: %v", err)
-			}
-			s, err := js.Stream(t.Context(), "OBJ_"+historyimage.DefaultObjectBucket)
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			m, err := s.GetLastMsgForSubject(t.Context(), fmt.Sprintf("$O.%s.C.%s", historyimage.DefaultObjectBucket, info.NUID))
+			s, subj, info := chunks(t, name)
+			m, err := s.GetLastMsgForSubject(t.Context(), subj)
 			if err != nil {
 				t.Fatalf("last chunk: %v", err)
 			}
@@ -258,69 +271,46 @@ func TestCacheIndexWithoutObject(t *testing.T) {
 func TestCacheRewritesKeepImagesAlive(t *testing.T) {
 	const ttl = 4 * time.Second
 	cache := newCache(t, startJetStream(t), historyimage.CacheConfig{TTL: ttl})
-	tests := []struct {
-		name string
-		size int
-	}{
-		{"inline", 4 << 10},
-		{"object", 2 << 20},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			data := fakePNG(uint64(600+i), 10, 10, tt.size)
-			md5 := md5hex(data)
-			img := historyimage.Image{Data: data, MimeType: "image/png"}
-			if err := cache.Put(t.Context(), md5, img); err != nil {
-				t.Fatalf("Put: %v", err)
-			}
-			type result struct {
-				lastPut time.Time
-				err     error
-			}
-			done := make(chan result, 1)
-			go func() {
-				var r result
-				for end := time.Now().Add(5 * ttl / 2); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-					if r.err = cache.Put(t.Context(), md5, img); r.err != nil {
-						break
-					}
-					r.lastPut = time.Now()
+	forEachStorage(t, 600, func(t *testing.T, md5 string, img historyimage.Image) {
+		if err := cache.Put(t.Context(), md5, img); err != nil {
+			t.Fatalf("Put: %v", err)
+		}
+		type result struct {
+			lastPut time.Time
+			err     error
+		}
+		done := make(chan result, 1)
+		go func() {
+			var r result
+			for end := time.Now().Add(5 * ttl / 2); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+				if r.err = cache.Put(t.Context(), md5, img); r.err != nil {
+					break
 				}
-				done <- r
-			}()
-			var last result
-			gets := 0
-			for writing := true; writing; gets++ {
-				select {
-				case last = <-done:
-					writing = false
-				default:
-				}
-				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-				got, err := cache.Get(ctx, md5)
-				cancel()
-				if err != nil || got.Data != data {
-					t.Fatalf("Get %d while turns rewrite the image = %d chars, %v; want the image", gets, len(got.Data), err)
-				}
+				r.lastPut = time.Now()
 			}
-			if last.err != nil {
-				t.Fatalf("rewrite: %v", last.err)
+			done <- r
+		}()
+		var last result
+		gets := 0
+		for writing := true; writing; gets++ {
+			select {
+			case last = <-done:
+				writing = false
+			default:
 			}
-			var err error
-			waitFor(t, 20*ttl, "the image to expire after the last write", func() bool {
-				_, err = cache.Get(t.Context(), md5)
-				return err != nil
-			})
-			if !errors.Is(err, historyimage.ErrNotFound) {
-				t.Fatalf("Get after expiry error = %v, want ErrNotFound", err)
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			got, err := cache.Get(ctx, md5)
+			cancel()
+			if err != nil || got.Data != img.Data {
+				t.Fatalf("Get %d while turns rewrite the image = %d chars, %v; want the image", gets, len(got.Data), err)
 			}
-			if age := time.Since(last.lastPut); age < ttl {
-				t.Errorf("expired %v after the last write, before its TTL of %v", age, ttl)
-			}
-			t.Logf("%d reads while rewriting", gets)
-		})
-	}
+		}
+		if last.err != nil {
+			t.Fatalf("rewrite: %v", last.err)
+		}
+		waitExpired(t, cache, md5, ttl, last.lastPut)
+		t.Logf("%d reads while rewriting", gets)
+	})
 }
 
 // Two replicas starting at once both get a working cache, also when their configs differ.

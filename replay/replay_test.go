@@ -123,6 +123,26 @@ func (f *fixture) run(t *testing.T, proc replay.ProcessorFunc, opts replay.Optio
 	return lines, raws, sum, progress.String()
 }
 
+// seqCase is a replay with opts whose lines are the requests at the sequences want, in order.
+type seqCase struct {
+	name string
+	opts replay.Options
+	want []uint64
+}
+
+// wantSeqs replays each case in a subtest named after it and checks the sequences of its lines.
+func (f *fixture) wantSeqs(t *testing.T, tests []seqCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines, _, _, _ := f.run(t, f.proc, tt.opts)
+			if !slices.Equal(seqs(lines), tt.want) {
+				t.Fatalf("seqs = %v, want %v", seqs(lines), tt.want)
+			}
+		})
+	}
+}
+
 func seqs(lines []replay.Line) []uint64 {
 	var out []uint64
 	for _, l := range lines {
@@ -303,11 +323,7 @@ func TestReplay(t *testing.T) {
 	})
 
 	t.Run("start and end sequence", func(t *testing.T) {
-		tests := []struct {
-			name string
-			opts replay.Options
-			want []uint64
-		}{
+		tests := []seqCase{
 			{"range", replay.Options{StartSeq: 2, EndSeq: 4}, seqRange(2, 4)},
 			{"start only", replay.Options{StartSeq: 7}, seqRange(7, uint64(n))},
 			{"end only", replay.Options{EndSeq: 1}, []uint64{1}},
@@ -315,14 +331,7 @@ func TestReplay(t *testing.T) {
 			{"end past the stream", replay.Options{StartSeq: uint64(n), EndSeq: uint64(n) + 100}, []uint64{uint64(n)}},
 			{"filtered range", replay.Options{StartSeq: 2, EndSeq: 8, Subjects: []string{contracts.SubjectMetadata}}, []uint64{6}},
 		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				lines, _, _, _ := f.run(t, f.proc, tt.opts)
-				if !slices.Equal(seqs(lines), tt.want) {
-					t.Fatalf("seqs = %v, want %v", seqs(lines), tt.want)
-				}
-			})
-		}
+		f.wantSeqs(t, tests)
 	})
 
 	t.Run("start and end time", func(t *testing.T) {
@@ -337,24 +346,13 @@ func TestReplay(t *testing.T) {
 			return out
 		}
 		from, to := all[2].Time, all[5].Time
-		tests := []struct {
-			name string
-			opts replay.Options
-			want []uint64
-		}{
+		tests := []seqCase{
 			{"start time", replay.Options{StartTime: from}, pick(func(t time.Time) bool { return !t.Before(from) })},
 			{"end time", replay.Options{EndTime: to}, pick(func(t time.Time) bool { return t.Before(to) })},
 			{"both", replay.Options{StartTime: from, EndTime: to}, pick(func(t time.Time) bool { return !t.Before(from) && t.Before(to) })},
 			{"start after the last request", replay.Options{StartTime: all[n-1].Time.Add(time.Second)}, nil},
 		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				lines, _, _, _ := f.run(t, f.proc, tt.opts)
-				if !slices.Equal(seqs(lines), tt.want) {
-					t.Fatalf("seqs = %v, want %v", seqs(lines), tt.want)
-				}
-			})
-		}
+		f.wantSeqs(t, tests)
 	})
 
 	t.Run("limit", func(t *testing.T) {
