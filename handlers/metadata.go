@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/gcpace"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/routing"
@@ -42,7 +41,6 @@ func (a *Artifacts) Info(ctx context.Context, id string) (contracts.ArtifactInfo
 	if err != nil {
 		return contracts.ArtifactInfo{}, err
 	}
-	defer gcpace.Hold(int64(len(l.data)))()
 	return describe(l), nil
 }
 
@@ -60,7 +58,7 @@ func (a *Artifacts) Open(ctx context.Context, id string) (io.ReadCloser, contrac
 	ai := describe(l)
 	if !l.tooLarge {
 		ai.Size = int64(len(l.data))
-		return heldReader{bytes.NewReader(l.data), gcpace.Hold(ai.Size)}, ai, nil
+		return io.NopCloser(bytes.NewReader(l.data)), ai, nil
 	}
 	rc, info, err := a.Blobs.Open(ctx, t.key)
 	if err != nil {
@@ -106,15 +104,4 @@ func (h *Metadata) Handle(ctx context.Context, req messaging.Request) (any, erro
 		return nil, invalid("id", "id is required")
 	}
 	return h.Artifacts.Info(ctx, r.ID)
-}
-
-// heldReader reads an artifact already in memory; Close releases its gcpace hold.
-type heldReader struct {
-	*bytes.Reader
-	release func()
-}
-
-func (r heldReader) Close() error {
-	r.release()
-	return nil
 }

@@ -56,6 +56,8 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		// handler). It ends before AckWait, so the ack still reaches JetStream in time.
 		rctx, cancel := replyContext(ctx)
 		defer cancel()
+		// A large result (a 20 MB PDF sent whole) stays alive until its reply is published.
+		defer gcpace.Hold(int64(len(out.Reply.Result)))()
 		n, claimed, err := p.reply(rctx, replyTo, out.Reply)
 		st.bytesOut, st.claimedOut = n, claimed
 		return err

@@ -72,13 +72,13 @@ func Tight(percent int) int {
 	return min(percent, max(percent/8, 5))
 }
 
-// gogc parses GOGC as the runtime does: "off" is -1, an integer is itself, anything else 100.
+// gogc parses GOGC as the runtime does: "off" is -1, a 32-bit integer is itself, anything else 100.
 func gogc(s string) int {
 	if s == "off" {
 		return -1
 	}
-	if n, err := strconv.Atoi(s); err == nil {
-		return n
+	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+		return int(n)
 	}
 	return 100
 }

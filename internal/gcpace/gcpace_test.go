@@ -52,7 +52,7 @@ func TestGOGC(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want int
-	}{{"", 100}, {"off", -1}, {"50", 50}, {"x", 100}, {"-1", -1}} {
+	}{{"", 100}, {"off", -1}, {"50", 50}, {"x", 100}, {"-1", -1}, {"3000000000", 100}} {
 		if got := gogc(c.in); got != c.want {
 			t.Errorf("gogc(%q) = %d, want %d", c.in, got, c.want)
 		}
