@@ -132,6 +132,7 @@ func Prepare(data []byte, format string, t Target) (Result, error) {
 	if err != nil {
 		return res, unsupported(format, err)
 	}
+	img = onCanvas(img, cfg.Width, cfg.Height)
 	if animated {
 		res.Actions = append(res.Actions, ActionFirstFrame)
 	}
@@ -376,5 +377,18 @@ func toRGBA(img image.Image) *image.RGBA {
 	b := img.Bounds()
 	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(dst, dst.Bounds(), img, b.Min, draw.Src)
+	return dst
+}
+
+// onCanvas places img on a transparent canvas of the image's logical size when its bounds are not
+// that canvas: a GIF's first frame may cover only part of the logical screen, at an offset, and must
+// be sent where it stands on the screen, not stretched over it.
+func onCanvas(img image.Image, w, h int) image.Image {
+	canvas := image.Rect(0, 0, w, h)
+	if img.Bounds() == canvas {
+		return img
+	}
+	dst := image.NewRGBA(canvas)
+	draw.Draw(dst, img.Bounds().Intersect(canvas), img, img.Bounds().Min, draw.Src)
 	return dst
 }

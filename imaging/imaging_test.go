@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"image"
+	"image/color"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"slices"
@@ -166,4 +168,38 @@ func hugeGIF() []byte {
 		b[off], b[off+1] = 0xff, 0xff
 	}
 	return b
+}
+
+// A GIF whose first frame covers part of the logical screen is sent at the screen's size with the
+// frame where it stands, not stretched over the screen (and not reported as downscaled).
+func TestGIFFrameSmallerThanTheScreen(t *testing.T) {
+	frame := image.NewPaletted(image.Rect(5, 2, 15, 7), color.Palette{color.Transparent, color.Black})
+	for i := range frame.Pix {
+		frame.Pix[i] = 1
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, &gif.GIF{Image: []*image.Paletted{frame}, Delay: []int{0},
+		Config: image.Config{ColorModel: frame.Palette, Width: 20, Height: 10}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := imaging.Prepare(buf.Bytes(), "gif", imaging.Target{Formats: []string{"png"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sent.Width != 20 || r.Sent.Height != 10 || !slices.Equal(r.Actions, []string{imaging.ActionConverted}) {
+		t.Fatalf("sent %dx%d, actions %v; want 20x10, [converted]", r.Sent.Width, r.Sent.Height, r.Actions)
+	}
+	img, err := png.Decode(bytes.NewReader(r.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		x, y   int
+		opaque bool
+	}{{0, 0, false}, {4, 2, false}, {5, 2, true}, {14, 6, true}, {15, 6, false}, {19, 9, false}} {
+		_, _, _, a := img.At(c.x, c.y).RGBA()
+		if (a == 0xffff) != c.opaque {
+			t.Errorf("pixel (%d,%d) alpha %#x; want opaque %v", c.x, c.y, a, c.opaque)
+		}
+	}
 }
