@@ -151,7 +151,9 @@ var fitHeads = []int{4 << 10, 64 << 10}
 
 // fit fits a cached image to the model with routing.FitImage; the cached base64 is reused when the
 // image goes as it is. That is learnt from its first bytes when they tell (routing.FitImageHead):
-// the whole base64 is decoded only for an image that needs work or whose headers run on.
+// the whole base64 is decoded only for an image that needs work or whose headers run on. Sent on
+// its first bytes, the rest of the base64 is not checked here: it relies on the cache holding only
+// what Preprocess validated.
 func fit(img historyimage.Image, formats routing.Formats, dialect string) (fittedImage, error) {
 	size := img.Size()
 	for _, n := range fitHeads {

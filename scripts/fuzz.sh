@@ -16,10 +16,11 @@ fuzztime="${FUZZTIME:-10m}"
 jobs="${FUZZJOBS:-1}"
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "FUZZJOBS must be a positive integer, got '$jobs'" >&2; exit 2; }
 # go test's default -timeout (10m) ends a 10-minute fuzzing run with "context deadline exceeded"
-# just as it finishes: give the test binary FUZZTIME plus 10 minutes (baseline coverage, building).
+# just as it finishes: give the test binary FUZZTIME plus 10 minutes (baseline coverage, building)
+# when FUZZTIME is a whole number of s, m or h; other forms (1h30m, 1000x) run without a timeout.
 timeout=0
 if [[ "$fuzztime" =~ ^([0-9]+)([smh])$ ]]; then
-  n="${BASH_REMATCH[1]}"
+  n=$((10#${BASH_REMATCH[1]}))
   case "${BASH_REMATCH[2]}" in s) timeout=$n ;; m) timeout=$((n * 60)) ;; h) timeout=$((n * 3600)) ;; esac
   timeout="$((timeout + 600))s"
 fi

@@ -32,7 +32,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -579,7 +578,7 @@ func (b *bench) preprocess(ctx context.Context) error {
 // camera photo (5.5 MB JPEG) for a vision model, which the worker fits to the model's image limits
 // (decode, downscale, encode: about 0.3 s of CPU each). The main worker is stopped; the replicas are
 // the only consumers. Where the machine has two cores and taskset, each replica gets a core of its
-// own (replica 1 on CPU 0, replica 2 on CPU 1, GOMAXPROCS=1): a second replica then adds a core,
+// own (the first two CPUs this process may use, GOMAXPROCS=1): a second replica then adds a core,
 // as a second pod on another node does, instead of sharing the first one's. nats-server, MinIO and
 // the client are not pinned; they take what the replicas leave. Rounds alternate between one and
 // two replicas (the second is started and stopped each time).
@@ -591,12 +590,13 @@ func (b *bench) replicas(ctx context.Context, env []string) error {
 	body := getArtifactBody(id, contracts.MediaAssembly)
 	b.worker.stop()
 	taskset, _ := exec.LookPath("taskset")
-	pinned := taskset != "" && runtime.NumCPU() >= 2
-	start := func(cpu int) (*worker, error) {
+	cpus := allowedCPUs()
+	pinned := taskset != "" && len(cpus) >= 2
+	start := func(replica int) (*worker, error) {
 		if !pinned {
 			return startWorker(ctx, env)
 		}
-		return startWorkerPinned(ctx, taskset, cpu, append(slices.Clone(env), "GOMAXPROCS=1"))
+		return startWorkerPinned(ctx, taskset, cpus[replica], append(slices.Clone(env), "GOMAXPROCS=1"))
 	}
 	r1, err := start(0)
 	if err != nil {
@@ -653,6 +653,38 @@ func (b *bench) replicas(ctx context.Context, env []string) error {
 // startWorkerPinned starts a worker bound to one CPU with taskset.
 func startWorkerPinned(ctx context.Context, taskset string, cpu int, env []string) (*worker, error) {
 	return startWorkerWith(ctx, env, taskset, "-c", strconv.Itoa(cpu), filepath.Join(*binDir, "worker"))
+}
+
+// allowedCPUs lists the CPUs this process may run on (Cpus_allowed_list of /proc/self/status, e.g.
+// "0-1" or "2,4-5"); nil when it cannot be read.
+func allowedCPUs() []int {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil
+	}
+	for line := range strings.Lines(string(raw)) {
+		list, ok := strings.CutPrefix(line, "Cpus_allowed_list:")
+		if !ok {
+			continue
+		}
+		var cpus []int
+		for part := range strings.SplitSeq(strings.TrimSpace(list), ",") {
+			lo, hi, isRange := strings.Cut(part, "-")
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := a, error(nil)
+			if isRange {
+				b, err2 = strconv.Atoi(hi)
+			}
+			if err1 != nil || err2 != nil {
+				return nil
+			}
+			for c := a; c <= b; c++ {
+				cpus = append(cpus, c)
+			}
+		}
+		return cpus
+	}
+	return nil
 }
 
 // cpuSeconds is the CPU time (user + system) the workers' processes have used so far.
