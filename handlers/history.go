@@ -168,6 +168,12 @@ func fit(img historyimage.Image, formats routing.Formats, dialect string) (fitte
 			return fittedImage{mime: mime, data: img.Data, processing: p}, nil
 		}
 	}
+	return fitWhole(img, formats, dialect)
+}
+
+// fitWhole fits a cached image by decoding all of its base64 (routing.FitImage); the cached base64 is
+// reused when the image goes as it is.
+func fitWhole(img historyimage.Image, formats routing.Formats, dialect string) (fittedImage, error) {
 	raw, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil {
 		return fittedImage{}, fmt.Errorf("history image %s: %w", img.MimeType, err)

@@ -15,22 +15,6 @@ import (
 	"github.com/agentworks/artifact-worker/routing"
 )
 
-// fitWhole is fit as it was: the whole base64 decoded, then routing.FitImage.
-func fitWhole(img historyimage.Image, formats routing.Formats, dialect string) (fittedImage, error) {
-	raw, err := base64.StdEncoding.DecodeString(img.Data)
-	if err != nil {
-		return fittedImage{}, fmt.Errorf("history image %s: %w", img.MimeType, err)
-	}
-	out, mime, p, err := routing.FitImage(raw, img.MimeType, formats, dialect)
-	if err != nil {
-		return fittedImage{}, err
-	}
-	if out == nil {
-		return fittedImage{mime: mime, data: img.Data, processing: p}, nil
-	}
-	return fittedImage{mime: mime, data: base64.StdEncoding.EncodeToString(out), processing: p}, nil
-}
-
 // withSegment puts an n-byte APP2 segment (an ICC profile's place) after a JPEG's SOI: its frame
 // header then lies beyond the first 4 KiB fit looks at.
 func withSegment(jpeg []byte, n int) []byte {
