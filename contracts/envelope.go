@@ -62,7 +62,7 @@ var ErrorCodes = []string{
 	CodeInvalidRequest, CodeArtifactNotFound, CodeInvalidArtifactID, CodePathTraversalBlocked,
 	CodeInvalidPath, CodeMissingMimeType, CodeFileNotFound, CodePermissionDenied, CodeWriteFailed,
 	CodeMetadataNotRecorded, CodeInvalidImageID, CodeImageNotFound, CodePayloadTooLarge,
-	CodeUnavailable, CodeInternal, CodeDuplicateRequest,
+	CodeUnavailable, CodeInternal, CodeDuplicateRequest, CodeExpired,
 }
 
 // Envelope is the part every request shares; it is what the worker decodes first.

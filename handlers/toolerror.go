@@ -94,6 +94,7 @@ var toolErrorSentences = map[string][2]string{ // code → {zh, en}
 	contracts.CodeUnavailable:          {"服务暂时不可用，请稍后重试", "The service is temporarily unavailable; try again later"},
 	contracts.CodeInternal:             {"工具执行时发生内部错误", "An internal error occurred while running the tool"},
 	contracts.CodeDuplicateRequest:     {"重复的请求，未再次执行", "Duplicate request; it was not run again"},
+	contracts.CodeExpired:              {"请求已超过截止时间，未执行", "The request passed its deadline and was not run"},
 }
 
 // toolErrorSentence is the sentence for e in locale: invalid_request names the field, an unknown
