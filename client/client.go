@@ -28,6 +28,12 @@ var ErrNoReply = errors.New("client: no reply before the deadline")
 // reply went to the first sender. Send a new request_id to ask again.
 var ErrDuplicate = errors.New("client: duplicate request_id")
 
+// ErrExpired means the worker answered contracts.CodeExpired: the request's deadline passed before a
+// worker started it, and it was not executed. Call returns it joined with the *contracts.Error of
+// the reply (errors.Is(err, ErrExpired) and errors.As(err, &wireErr) both hold). Send a new request
+// with a new deadline.
+var ErrExpired = errors.New("client: request expired before a worker started it")
+
 // Client sends requests to the worker.
 type Client struct {
 	nc     *nats.Conn
@@ -51,7 +57,9 @@ func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 
 // CallRaw publishes body (a JSON request) on subject and returns the reply body, claim check
 // resolved. The request_id of body becomes the Nats-Msg-Id, so a retried call with the same id is
-// stored once. The caller's trace context in ctx is sent as traceparent.
+// stored once. The caller's trace context in ctx is sent as traceparent, and ctx's deadline as the
+// request's deadline (contracts.HeaderDeadline): the worker does not start the request after it. A
+// ctx without a deadline leaves the worker's default (contracts.DefaultRequestTimeout).
 func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]byte, error) {
 	var env contracts.Envelope
 	_ = json.Unmarshal(body, &env) // the worker answers malformed bodies with invalid_request
@@ -67,6 +75,10 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 	hdr.Set(contracts.HeaderReplyTo, inbox)
 	if env.RequestID != "" {
 		hdr.Set(contracts.HeaderMsgID, env.RequestID)
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		// The worker does not start the request after this (contracts.HeaderDeadline).
+		hdr.Set(contracts.HeaderDeadline, contracts.FormatDeadline(deadline))
 	}
 	propagation.TraceContext{}.Inject(ctx, headerCarrier(hdr))
 	msg, err := c.claims.Prepare(ctx, subject, hdr, body)
@@ -108,6 +120,9 @@ func (c *Client) Call(ctx context.Context, subject string, req any, result any) 
 	if !rep.OK {
 		if rep.Error == nil {
 			return &contracts.Error{Code: contracts.CodeInternal, Message: "reply with ok=false and no error"}
+		}
+		if rep.Error.Code == contracts.CodeExpired {
+			return fmt.Errorf("%w: %w", ErrExpired, rep.Error)
 		}
 		return rep.Error
 	}

@@ -36,6 +36,8 @@ const (
 	MetricClaimCheckBytes = "worker.claim_check.size"
 	// MetricDeadLetters counts requests dead-lettered, by subject and reason (DeadLetterReasons).
 	MetricDeadLetters = "worker.dead_letters"
+	// MetricExpired counts requests not executed because their deadline had passed, by subject.
+	MetricExpired = "worker.expired_requests"
 )
 
 // Dead-letter reasons, the reason label of MetricDeadLetters (the Dead-Letter-Reason header starts
@@ -52,7 +54,7 @@ const (
 var DeadLetterReasons = []string{ReasonPoison, ReasonPanic, ReasonMaxDeliveries, ReasonNoOutcome, ReasonPermanent}
 
 // Outcomes are the values of the outcome label.
-var Outcomes = []string{outcomeOK, outcomeErrorReply, outcomeRetry, outcomeDeadLetter, outcomeHandedBack}
+var Outcomes = []string{outcomeOK, outcomeErrorReply, outcomeRetry, outcomeDeadLetter, outcomeHandedBack, outcomeExpired}
 
 const (
 	directionIn  = "in"
@@ -69,6 +71,7 @@ type instruments struct {
 	claims      metric.Int64Counter
 	claimBytes  metric.Int64Counter
 	deadLetters metric.Int64Counter
+	expired     metric.Int64Counter
 }
 
 func newInstruments(m metric.Meter) (instruments, error) {
@@ -96,6 +99,7 @@ func newInstruments(m metric.Meter) (instruments, error) {
 	in.claims = counter(MetricClaimChecks, "", "Bodies that travelled through the claim-check bucket, by subject and direction.")
 	in.claimBytes = counter(MetricClaimCheckBytes, "By", "Bytes of the bodies that travelled through the claim-check bucket, by subject and direction.")
 	in.deadLetters = counter(MetricDeadLetters, "", "Requests dead-lettered, by subject and reason.")
+	in.expired = counter(MetricExpired, "", "Requests not executed because their deadline had passed, by subject.")
 	if err != nil {
 		return in, err
 	}
@@ -117,6 +121,7 @@ func (in instruments) zero(ctx context.Context, subjects []string) {
 		}
 		in.bytesIn.Add(ctx, 0, metric.WithAttributes(subj))
 		in.bytesOut.Add(ctx, 0, metric.WithAttributes(subj))
+		in.expired.Add(ctx, 0, metric.WithAttributes(subj))
 		in.inFlight.Add(ctx, 0, metric.WithAttributes(subj))
 		for _, code := range contracts.ErrorCodes {
 			in.failed.Add(ctx, 0, metric.WithAttributes(subj, attribute.String("code", code)))
@@ -155,6 +160,9 @@ func (in instruments) record(ctx context.Context, subject string, st *state, d t
 	}
 	if st.code != "" && (st.outcome == outcomeErrorReply || st.outcome == outcomeDeadLetter) {
 		in.failed.Add(ctx, 1, metric.WithAttributes(subj, attribute.String("code", st.code)))
+	}
+	if st.outcome == outcomeExpired {
+		in.expired.Add(ctx, 1, metric.WithAttributes(subj))
 	}
 	if st.outcome == outcomeDeadLetter && st.reason != "" {
 		in.deadLetters.Add(ctx, 1, metric.WithAttributes(subj, attribute.String("reason", st.reason)))

@@ -9,11 +9,13 @@ package messaging
 //  3. finalize  decides a failed message's fate: transient and deliveries left -> return the error
 //     (nak with back-off, JetStream redelivers); permanent, poison, panic or last delivery -> error
 //     reply to the caller, dead letter with the reason, ack.
-//  4. Recoverer (watermill) turns a panic into an error, so a panic never kills the worker; finalize
+//  4. expire    a request past its deadline is not started: answered expired, counted, acked (no
+//     attempt, no claim-check download). Inside finalize, so a malformed deadline is dead-lettered.
+//  5. Recoverer (watermill) turns a panic into an error, so a panic never kills the worker; finalize
 //     treats it as permanent.
-//  5. Retry (watermill) retries transient errors only, in-process, with exponential back-off.
-//  6. Timeout (watermill) gives each attempt a deadline below AckWait.
-//  7. serve     resolves the claim check, decodes, runs the handler, replies.
+//  6. Retry (watermill) retries transient errors only, in-process, with exponential back-off.
+//  7. Timeout (watermill) gives each attempt a deadline below AckWait.
+//  8. serve     resolves the claim check, decodes, runs the handler, replies.
 
 import (
 	"context"
@@ -37,6 +39,7 @@ const (
 	outcomeRetry      = "retry"
 	outcomeDeadLetter = "dead_letter"
 	outcomeHandedBack = "handed_back"
+	outcomeExpired    = "expired"
 )
 
 var errHandedBack = errors.New("worker is shutting down: message handed back for redelivery")

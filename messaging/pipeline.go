@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentworks/artifact-worker/claimcheck"
+	"github.com/agentworks/artifact-worker/contracts"
 )
 
 // Request is what a Handler receives: the resolved (claim checks fetched) JSON body of a request
@@ -55,6 +56,9 @@ type Config struct {
 	NakDelays []time.Duration
 	// DrainTimeout bounds how long Shutdown waits for in-flight requests (default 30s).
 	DrainTimeout time.Duration
+	// DefaultDeadline is the deadline of a request without contracts.HeaderDeadline, counted from
+	// the time the stream stored it (default contracts.DefaultRequestTimeout).
+	DefaultDeadline time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -67,6 +71,7 @@ func (c *Config) setDefaults() {
 		c.NakDelays = []time.Duration{time.Second, 3 * time.Second, 10 * time.Second, 30 * time.Second}
 	}
 	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
+	c.DefaultDeadline = cmp.Or(c.DefaultDeadline, contracts.DefaultRequestTimeout)
 }
 
 // Validate reports every invalid field.
@@ -77,6 +82,9 @@ func (c Config) Validate() error {
 	}
 	if c.HandlerTimeout <= 0 || 2*c.HandlerTimeout >= c.Topology.AckWait {
 		errs = append(errs, fmt.Errorf("HandlerTimeout %s: must be positive and below half of AckWait %s", c.HandlerTimeout, c.Topology.AckWait))
+	}
+	if c.DefaultDeadline < 0 {
+		errs = append(errs, fmt.Errorf("DefaultDeadline %s: must not be negative", c.DefaultDeadline))
 	}
 	if c.Retries < 0 {
 		errs = append(errs, fmt.Errorf("Retries %d: must not be negative", c.Retries))
@@ -118,6 +126,7 @@ type Pipeline struct {
 	bound    atomic.Bool
 	js       jetstream.JetStream
 	advisory *nats.Subscription
+	clock    func() time.Time // nil: time.Now (tests set it)
 }
 
 // New builds a pipeline serving handlers (by subject). Every subject needs a durable consumer made by
@@ -171,6 +180,7 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 				p.admit,
 				p.observe,
 				p.finalize,
+				p.expire,
 				middleware.Recoverer,
 				middleware.Retry{
 					MaxRetries:      cfg.Retries,

@@ -2,6 +2,7 @@ package messaging
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go/jetstream"
@@ -13,6 +14,7 @@ const (
 	mdSubject   = "x-worker-subject"
 	mdSequence  = "x-worker-stream-seq"
 	mdDelivered = "x-worker-delivered"
+	mdStored    = "x-worker-stored" // when the stream stored the message, Unix nanoseconds
 )
 
 // toMessage turns a JetStream message into a Watermill message. It cannot fail: a message with odd
@@ -29,12 +31,14 @@ func toMessage(msg jetstream.Msg) *message.Message {
 	delete(md, mdSubject)
 	delete(md, mdSequence)
 	delete(md, mdDelivered)
+	delete(md, mdStored)
 	md[mdSubject] = msg.Subject()
 	id := md["Nats-Msg-Id"]
 	if meta, err := msg.Metadata(); err == nil {
 		seq := strconv.FormatUint(meta.Sequence.Stream, 10)
 		md[mdSequence] = seq
 		md[mdDelivered] = strconv.FormatUint(meta.NumDelivered, 10)
+		md[mdStored] = strconv.FormatInt(meta.Timestamp.UnixNano(), 10)
 		if id == "" {
 			id = meta.Stream + ":" + seq
 		}
@@ -49,6 +53,15 @@ type delivery struct {
 	subject  string
 	sequence uint64
 	count    uint64
+}
+
+// storedAt is when the stream stored m, or zero when unknown.
+func storedAt(m *message.Message) time.Time {
+	ns, err := strconv.ParseInt(m.Metadata.Get(mdStored), 10, 64)
+	if err != nil || ns <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
 }
 
 func deliveryOf(m *message.Message) delivery {

@@ -77,7 +77,7 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 		want := []struct {
 			name   string
 			labels map[string]string
-		}{{"worker_in_flight", s}, {"worker_bytes_in_total", s}, {"worker_bytes_out_total", s}}
+		}{{"worker_in_flight", s}, {"worker_bytes_in_total", s}, {"worker_bytes_out_total", s}, {"worker_expired_requests_total", s}}
 		for _, o := range messaging.Outcomes {
 			want = append(want, struct {
 				name   string

@@ -21,7 +21,7 @@ import (
 func call(args []string) int {
 	fs := flag.NewFlagSet("worker call", flag.ContinueOnError)
 	data := fs.String("data", "", "request JSON (default: read from stdin)")
-	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for the reply")
+	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for the reply; also the request's deadline (Artifact-Worker-Deadline): the worker does not start it later")
 	media := fs.String("media", "", "set the request's media field: both, result or assembly (where tool.get_artifact and tool.get_history_image put the media; default: the request's own, else both)")
 	prepareUsage(fs, "usage: worker call SUBJECT [--data JSON] [--timeout 60s] [--media both|result|assembly] [worker settings]\n\nSends one request (from --data or stdin; a request_id is added when it has none) to the worker on\nSUBJECT (tool.get_artifact, tool.get_history_image, workspace.file_written, context.preprocess,\nartifact.metadata) and prints the reply JSON.", args)
 	args = flagsFirst(args)

@@ -1,0 +1,61 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/messaging"
+)
+
+// The client sends its context's deadline as Artifact-Worker-Deadline, and an expired reply is
+// ErrExpired that still unwraps to the wire error.
+func TestCallSendsDeadlineAndReportsExpired(t *testing.T) {
+	s := natstest.Start(t)
+	nc := natstest.Connect(t, s)
+	ctx := context.Background()
+	js, _ := jetstream.New(nc)
+	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, messaging.DefaultStream, messaging.ConsumerName(contracts.SubjectMetadata))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stand-in worker: reads the stored request's deadline and answers expired.
+	got := make(chan string, 1)
+	go func() {
+		m, err := cons.Next(jetstream.FetchMaxWait(10 * time.Second))
+		if err != nil {
+			got <- "no request: " + err.Error()
+			return
+		}
+		_ = m.Ack()
+		got <- m.Headers().Get(contracts.HeaderDeadline)
+		rep, _ := json.Marshal(contracts.Reply{RequestID: "d1", Error: &contracts.Error{Code: contracts.CodeExpired, Message: "too late"}})
+		_ = nc.PublishMsg(&nats.Msg{Subject: m.Headers().Get(contracts.HeaderReplyTo), Data: rep})
+	}()
+	callCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	deadline, _ := callCtx.Deadline()
+	err = c.Call(callCtx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "d1", ID: "x"}, nil)
+	if h := <-got; h != contracts.FormatDeadline(deadline) {
+		t.Errorf("stored %s %q, want %q", contracts.HeaderDeadline, h, contracts.FormatDeadline(deadline))
+	}
+	var wire *contracts.Error
+	if !errors.Is(err, client.ErrExpired) || !errors.As(err, &wire) || wire.Code != contracts.CodeExpired {
+		t.Fatalf("Call: %v, want ErrExpired wrapping the expired wire error", err)
+	}
+}
