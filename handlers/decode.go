@@ -156,7 +156,8 @@ func unmarshal(body []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
+	// dec.More reports false for a stray '}' or ']': only white space may follow the value.
+	if len(bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")) != 0 {
 		return errTrailingData
 	}
 	return nil

@@ -40,10 +40,12 @@ var equivalenceSeeds = []string{
 	` {"messages" : [ ] , "request_id" : "x" } `,
 	"{\"request_id\":\"a\xff\",\"messages\":[\"\xfe\"]}",
 	"{\"request_id\xff\":\"a\",\"messages\xff\":[1]}",
+	`{"request_id":"x","messages":[]}}`, `{"request_id":"x"}]`,
 }
 
 // FuzzDecodeShortcuts: DecodeEnvelope's and decode's shortcuts around the large members of a body
-// give exactly what encoding/json gives on the whole body (a json.Decoder, then More, for decode).
+// give exactly what encoding/json gives on the whole body (a json.Decoder, then nothing but white
+// space after the value, for decode).
 func FuzzDecodeShortcuts(f *testing.F) {
 	for _, s := range equivalenceSeeds {
 		f.Add([]byte(s))
@@ -62,7 +64,7 @@ func FuzzDecodeShortcuts(f *testing.F) {
 		err := unmarshal(body, &r)
 		dec := json.NewDecoder(bytes.NewReader(body))
 		refErr := dec.Decode(&ref)
-		if refErr == nil && dec.More() {
+		if refErr == nil && len(bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")) != 0 {
 			refErr = errTrailingData
 		}
 		if errString(err) != errString(refErr) {

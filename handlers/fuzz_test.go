@@ -26,7 +26,7 @@ func (m memCache) Put(_ context.Context, md5 string, img historyimage.Image) err
 
 // FuzzRequests sends arbitrary request bodies to the handlers that read outside input without NATS.
 // Properties: each answers with a result or a permanent error (the store is local and up: nothing is
-// transient) whose code is one of the contract's; a body that is not a JSON object is
+// transient) whose code is one of the contract's and never internal_error (a bug); a body that is not a JSON object is
 // invalid_request; answering is deterministic (the same body gives the same answer); a result is
 // JSON; get_artifact and artifact.metadata succeed only for the one stored artifact.
 func FuzzRequests(f *testing.F) {
@@ -81,6 +81,8 @@ func FuzzRequests(f *testing.F) {
 				switch {
 				case wire == nil || !slices.Contains(contracts.ErrorCodes, wire.Code):
 					t.Fatalf("%s: error %v maps to %+v, not a contract code", hs.subject, err, wire)
+				case wire.Code == contracts.CodeInternal:
+					t.Fatalf("%s: %v is an internal error (a bug), not an answer to bad input", hs.subject, err)
 				case errors.As(err, &we) && wire.Code != we.Code:
 					t.Fatalf("%s: wire error %s mapped to %s", hs.subject, we.Code, wire.Code)
 				case transient || wire.Retryable:

@@ -119,7 +119,8 @@ func canonicalJSON(b []byte) ([]byte, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if dec.More() {
+	// dec.More reports false for a stray '}' or ']': only white space may follow the value.
+	if len(bytes.TrimLeft(b[dec.InputOffset():], " \t\r\n")) != 0 {
 		return nil, errors.New("data after the JSON value")
 	}
 	var buf bytes.Buffer
