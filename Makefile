@@ -42,7 +42,7 @@ test: tools js-deps
 
 ## integration: the multi-process suite only (also part of `make test`)
 integration: tools js-deps
-	ARTIFACT_WORKER_REQUIRE_JS=1 $(GO) test -timeout 30m -count=1 -v ./integration/...
+	ARTIFACT_WORKER_REQUIRE_JS=1 ARTIFACT_WORKER_REQUIRE_PYTHON=1 $(GO) test -timeout 30m -count=1 -v ./integration/...
 
 ## bench: benchmarks; results and the command go to BENCHMARKS.md
 ## deploy-check: deployment files parse strictly and line up with the code (nested module deployments/)

@@ -1,0 +1,277 @@
+"""The client against a real worker (integration/python_test.go starts one and sets NATS_URL), on
+both transports: requests stored in JetStream by the client, and plain requests the worker stores."""
+
+import asyncio
+import base64
+import json
+import time
+import unittest
+from datetime import datetime, timezone
+
+import _env
+import nats
+from nats.js import api
+
+from artifact_worker_client import (
+    HEADER_DEADLINE,
+    STREAM,
+    DuplicateRequestError,
+    StoreError,
+    Subjects,
+    WorkerClient,
+    WorkerError,
+    WorkerTimeoutError,
+    assemble_turn,
+)
+
+TRANSPORTS = ("jetstream", "request")
+
+
+def parse_deadline(value):
+    """An RFC 3339 UTC time with milliseconds, as the client writes it."""
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+
+
+@_env.needs_worker
+class ClientTest(unittest.IsolatedAsyncioTestCase):
+    async def asyncSetUp(self):
+        _env.quiet_loop()
+        self.nc = await nats.connect(_env.NATS_URL)
+        self.js = self.nc.jetstream()
+        self.clients = {t: WorkerClient(self.nc, transport=t) for t in TRANSPORTS}
+
+    async def asyncTearDown(self):
+        await self.nc.close()
+
+    async def test_text_file_written_then_read_byte_for_byte(self):
+        text = "# Notes\n你好 🌍\n"
+        for transport, client in self.clients.items():
+            with self.subTest(transport):
+                ws = _env.random_id("py")
+                written = await client.file_written(workspace_id=ws, path="notes.md", mime_type="text/markdown", agent_id="py", content=text)
+                self.assertTrue(written["ok"])
+                self.assertTrue(written["artifactId"].startswith(f"ws:{ws}:"), written)
+                res = await client.get_artifact({"ref": written["artifactId"]}, service_id="deepseek-chat")
+                self.assertEqual(res["contentType"], "text")
+                self.assertEqual(res["content"], text)
+                self.assertEqual(res["assembly"], {"dialect": "openai-chat", "toolContent": text})
+                meta = await client.metadata(id=written["artifactId"])
+                self.assertEqual(meta["type"], "text/markdown")
+                self.assertEqual([m["agentId"] for m in meta["meta"]["modifiedBy"]], ["py"])
+
+    async def test_large_image_travels_by_claim_check_both_ways(self):
+        # 700 x 1500 px: within what gpt-4o takes as it is, so it is sent unchanged.
+        png = _env.noisy_png(700, 1500)
+        b64 = base64.b64encode(png).decode()
+        self.assertGreater(len(b64), 3 * self.nc.max_payload, "the request must go by claim check")
+        for transport, client in self.clients.items():
+            with self.subTest(transport):
+                written = await client.file_written(workspace_id=_env.random_id("py"), path="big.png", mime_type="image/png", content_base64=b64)
+                res = await client.get_artifact(ref=written["artifactId"], service_id="gpt-4o", media="result")
+                self.assertEqual(res["routing"], "image_url")
+                self.assertEqual(res["metadata"]["size"], len(png))
+                self.assertNotIn("assembly", res, "media result still carried the assembly")
+                self.assertTrue(res["imageUrl"]["image_url"]["url"] == "data:image/png;base64," + b64, "the image did not round-trip")
+                self.assertNotIn(b64[:100], res["content"], "base64 in the text content")
+                # The default asks for the assembly only: the image once, in the follow-up message.
+                asm = await client.get_artifact(ref=written["artifactId"], service_id="gpt-4o")
+                self.assertNotIn("imageUrl", asm)
+                tool, follow_up = assemble_turn([{"id": "call_1", "result": asm}])
+                self.assertEqual(tool["role"], "tool")
+                self.assertEqual(follow_up["content"][1]["image_url"]["url"], "data:image/png;base64," + b64)
+
+    async def test_error_reply_is_a_worker_error_with_its_tool_result(self):
+        for transport, client in self.clients.items():
+            with self.subTest(transport):
+                ref = "artifact:" + _env.random_id("missing")
+                with self.assertRaises(WorkerError) as cm:
+                    await client.get_artifact(ref=ref, service_id="gpt-4o")
+                err = cm.exception
+                self.assertEqual((err.code, err.ref, err.retryable, err.retry_safe), ("artifact_not_found", ref, False, False))
+                self.assertEqual(err.message, "工件不存在或已被删除")
+                self.assertEqual(err.subject, Subjects.GET_ARTIFACT)
+                self.assertTrue(err.request_id.startswith("py-"))
+                self.assertEqual(err.assembly, {
+                    "dialect": "openai-chat",
+                    "toolContent": json.dumps({"error": "artifact_not_found", "ref": ref, "message": "工件不存在或已被删除"},
+                                              ensure_ascii=False, separators=(",", ":")),
+                })
+                # A bad field is named.
+                with self.assertRaises(WorkerError) as cm:
+                    await client.get_artifact(ref=ref, locale="fr")
+                self.assertEqual((cm.exception.code, cm.exception.field), ("invalid_request", "locale"))
+
+    async def test_repeated_request_id_is_detected_at_once(self):
+        for transport, client in self.clients.items():
+            with self.subTest(transport):
+                req = {"request_id": _env.random_id("dup"), "workspace_id": _env.random_id("py"), "path": "a.txt",
+                       "mime_type": "text/plain", "content": "a"}
+                await client.file_written(req)
+                start = time.monotonic()
+                with self.assertRaises(DuplicateRequestError) as cm:
+                    await client.file_written(req)
+                self.assertLess(time.monotonic() - start, 5, "duplicate not reported at once")
+                err = cm.exception
+                self.assertEqual((err.code, err.request_id, err.retry_safe), ("duplicate_request", req["request_id"], False))
+                self.assertIn("use a new request_id", str(err))
+
+    async def test_preprocess_then_get_history_image(self):
+        png = _env.noisy_png(8, 6)
+        b64 = base64.b64encode(png).decode()
+        for transport, client in self.clients.items():
+            with self.subTest(transport):
+                out = await client.preprocess(messages=[
+                    ["human", [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64," + b64}}]],
+                    ["ai", "a picture"],
+                    ["human", "what was in it?"],
+                ])
+                self.assertEqual(out["stats"]["images_replaced"], 1)
+                placeholder = out["messages"][0][1][1]["text"]
+                self.assertRegex(placeholder, r"^\[Picture:history_[0-9a-f]{32}\]$")
+                self.assertNotIn(b64, json.dumps(out))
+                image_md5 = placeholder[len("[Picture:"):-1]
+                res = await client.get_history_image(image_md5=image_md5, dialect="anthropic", service_id="claude-sonnet-4")
+                self.assertNotIn("content", res)  # media defaults to the assembly only
+                self.assertEqual(res["assembly"]["toolContent"], [
+                    {"type": "text", "text": placeholder},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64}},
+                ])
+                turn = assemble_turn([{"id": "toolu_1", "name": "get_history_image", "result": res}])
+                self.assertEqual(turn[0]["content"][0]["tool_use_id"], "toolu_1")
+                with self.assertRaises(WorkerError) as cm:
+                    await client.get_history_image(image_md5="history_nothex")
+                self.assertEqual(cm.exception.code, "invalid_image_id")
+
+    async def test_every_request_carries_its_deadline(self):
+        timeout = 7.5
+        for transport, client in self.clients.items():
+            with self.subTest(transport):
+                rid = _env.random_id("deadline")
+                before = datetime.now(timezone.utc)
+                with self.assertRaises(WorkerError):
+                    await client.metadata(request_id=rid, id="artifact:" + rid, timeout=timeout)
+                after = datetime.now(timezone.utc)
+                stored = await self.js.get_last_msg(STREAM, Subjects.METADATA)
+                self.assertEqual(stored.headers.get("Nats-Msg-Id"), rid)
+                deadline = parse_deadline(stored.headers[HEADER_DEADLINE])
+                self.assertLessEqual(before.timestamp() + timeout - 0.002, deadline.timestamp())
+                self.assertLessEqual(deadline.timestamp(), after.timestamp() + timeout)
+
+    async def test_storing_is_retried_until_a_stream_takes_it(self):
+        # No stream captures the subject at first (as while a stream leader is elected): the client
+        # keeps trying under the same request_id until one does.
+        name = _env.random_id("PYTEST").upper().replace("-", "_")
+        subject = "pytest." + name.lower()
+        client = self.clients["jetstream"]
+        call = asyncio.ensure_future(client.call(subject, {"ref": "x"}, timeout=3))
+        await asyncio.sleep(1)
+        await self.js.add_stream(name=name, subjects=[subject])
+        try:
+            with self.assertRaises(WorkerTimeoutError) as cm:
+                await call
+            err = cm.exception
+            self.assertEqual((err.stage, err.stored, err.stream_seq, err.retry_safe), ("reply", True, 1, False))
+            self.assertGreater(err.attempts, 1)
+            self.assertIn(f"stored in {STREAM} (seq 1) but no reply within 3s", str(err))
+            self.assertIsInstance(err, TimeoutError)
+            msg = await self.js.get_msg(name, 1)
+            self.assertEqual(msg.headers["Nats-Msg-Id"], err.request_id)
+            self.assertEqual(json.loads(msg.data)["request_id"], err.request_id)
+        finally:
+            await self.js.delete_stream(name)
+
+    async def test_store_timeout_says_a_retry_is_safe(self):
+        subject = "pytest.nostream." + _env.random_id("s")
+        start = time.monotonic()
+        with self.assertRaises(WorkerTimeoutError) as cm:
+            await self.clients["jetstream"].call(subject, {"ref": "x"}, timeout=1.5)
+        self.assertLess(time.monotonic() - start, 2.5, "the deadline was not kept")
+        err = cm.exception
+        self.assertEqual((err.stage, err.stored, err.retry_safe), ("store", False, True))
+        self.assertGreater(err.attempts, 2)
+        self.assertIn("no stream answered", str(err))
+        self.assertIn("Retrying with the same request_id is safe", str(err))
+        # The plain path: nobody serves artifact-worker.<subject>.
+        with self.assertRaises(WorkerTimeoutError) as cm:
+            await self.clients["request"].call(subject, {"ref": "x"}, timeout=1)
+        err = cm.exception
+        self.assertEqual((err.stage, err.stored, err.retry_safe), ("reply", None, True))
+        self.assertIn("no worker serves artifact-worker." + subject, str(err))
+
+    async def test_a_duplicate_after_a_lost_acknowledgement_waits_for_the_reply(self):
+        # A stand-in for JetStream: the first attempt is refused as unavailable (a leader failover),
+        # the second is acknowledged as a duplicate (the first was stored after all), and the reply
+        # of the stored request comes to the call's inbox.
+        subject = "pytest.ack." + _env.random_id("d")
+        seen = []
+
+        async def jetstream(msg):
+            seen.append(dict(msg.headers))
+            if len(seen) == 1:
+                await msg.respond(json.dumps({"error": {"code": 503, "err_code": 10008, "description": "no leader"}}).encode())
+                return
+            await msg.respond(json.dumps({"stream": STREAM, "seq": 9, "duplicate": True}).encode())
+            rid = msg.headers["Nats-Msg-Id"]
+            await self.nc.publish(msg.headers["Reply-To"], json.dumps({"request_id": rid, "ok": True, "result": {"n": 1}}).encode())
+
+        sub = await self.nc.subscribe(subject, cb=jetstream)
+        try:
+            self.assertEqual(await self.clients["jetstream"].call(subject, {"request_id": "r-lost-ack"}, timeout=5), {"n": 1})
+        finally:
+            await sub.unsubscribe()
+        self.assertEqual(len(seen), 2)
+        self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-lost-ack", "r-lost-ack"])
+        self.assertEqual(seen[0]["Reply-To"], seen[1]["Reply-To"])
+        self.assertEqual(seen[0][HEADER_DEADLINE], seen[1][HEADER_DEADLINE])
+
+    async def test_a_refused_request_is_not_retried(self):
+        subject = "pytest.refused." + _env.random_id("r")
+        calls = []
+
+        async def jetstream(msg):
+            calls.append(msg)
+            await msg.respond(json.dumps({"error": {"code": 400, "err_code": 10054, "description": "message size exceeds maximum allowed"}}).encode())
+
+        sub = await self.nc.subscribe(subject, cb=jetstream)
+        try:
+            with self.assertRaises(StoreError) as cm:
+                await self.clients["jetstream"].call(subject, {"ref": "x"}, timeout=5)
+        finally:
+            await sub.unsubscribe()
+        self.assertEqual(len(calls), 1)
+        self.assertTrue(cm.exception.retry_safe)
+        self.assertIn("message size exceeds maximum allowed", str(cm.exception))
+
+    async def test_media_none_is_no_choice(self):
+        client = self.clients["jetstream"]
+        written = await client.file_written(workspace_id=_env.random_id("py"), path="dot.png", mime_type="image/png",
+                                            content_base64=base64.b64encode(_env.noisy_png(4, 4)).decode())
+        res = await client.get_artifact(ref=written["artifactId"], service_id="gpt-4o", media=None)
+        self.assertNotIn("imageUrl", res)
+        self.assertEqual(res["assembly"]["followUp"][0]["content"][1]["type"], "image_url")
+        both = await client.get_artifact(ref=written["artifactId"], service_id="gpt-4o", media="both")
+        self.assertIn("imageUrl", both)
+
+
+@_env.needs_worker
+class ConnectTest(unittest.IsolatedAsyncioTestCase):
+    async def test_connect_owns_and_closes_its_connection(self):
+        _env.quiet_loop()
+        worker = await WorkerClient.connect(_env.NATS_URL, timeout=20)
+        self.assertEqual(worker.timeout, 20)
+        async with worker:
+            with self.assertRaises(WorkerError) as cm:
+                await worker.metadata(id="artifact:" + _env.random_id("none"))
+            self.assertEqual(cm.exception.code, "artifact_not_found")
+        self.assertTrue(worker.nc.is_closed)
+        nc = await nats.connect(_env.NATS_URL)
+        try:
+            async with WorkerClient(nc):
+                pass
+            self.assertFalse(nc.is_closed, "closed a connection it was given")
+        finally:
+            await nc.close()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,104 @@
+"""The Python code of the repository's README.md and contracts/README.md, run as written against the
+worker under test; and the package as pip installs it."""
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import _env
+import nats
+
+REPO = os.path.dirname(os.path.dirname(_env.PACKAGE_DIR))
+
+
+def snippet(readme, marker):
+    with open(os.path.join(REPO, readme), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"<!-- " + re.escape(marker) + r" [^\n]*-->\n```python\n(.*?)\n```", text, re.S)
+    if not m:
+        raise AssertionError(f"{readme} has no {marker} block")
+    return m.group(1) + "\n"
+
+
+def subprocess_env(pythonpath):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(pythonpath), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONHOME", None)
+    return env
+
+
+@_env.needs_worker
+class ReadmeTest(unittest.TestCase):
+    def test_quick_start_runs_as_written(self):
+        fd, path = tempfile.mkstemp(prefix=".readme-quickstart-", suffix=".py", dir=_env.PACKAGE_DIR)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(snippet("README.md", "quickstart:python"))
+        try:
+            out = subprocess.run([sys.executable, path], env=subprocess_env(_env.PYTHONPATH), cwd=tempfile.gettempdir(),
+                                 capture_output=True, text=True, timeout=60)
+        finally:
+            os.remove(path)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.split("\n")
+        self.assertEqual(lines[0], "# Hello")
+        self.assertEqual(json.loads(lines[1]), [{"role": "tool", "tool_call_id": "call_1", "content": "# Hello\n"}])
+        self.assertEqual(lines[2:], ["artifact_not_found", ""])
+
+
+@_env.needs_worker
+class PlainSnippetTest(unittest.IsolatedAsyncioTestCase):
+    async def test_plain_request_snippet_gets_the_reply(self):
+        _env.quiet_loop()
+        scope = {}
+        exec(compile(snippet("contracts/README.md", "plain:python"), "contracts/README.md", "exec"), scope)
+        nc = await nats.connect(_env.NATS_URL)
+        try:
+            ref = "artifact:" + _env.random_id("nope")
+            replies = await asyncio.gather(*(scope["get_artifact"](nc, ref, "gpt-4o") for _ in range(2)))
+        finally:
+            await nc.close()
+        for reply in replies:
+            self.assertEqual((reply["ok"], reply["error"]["code"], reply["error"]["ref"]), (False, "artifact_not_found", ref))
+        self.assertNotEqual(replies[0]["request_id"], replies[1]["request_id"])
+
+
+class PackageTest(unittest.TestCase):
+    def test_pip_installs_the_package(self):
+        # What `pip install ./clients/python` does, offline: build from pyproject.toml and install
+        # into a directory of its own, then import from there (not from src/).
+        try:  # the build backend, which pip cannot fetch here
+            import setuptools  # noqa: F401
+            import wheel  # noqa: F401
+        except ImportError as err:
+            self.skipTest(f"{sys.executable} cannot build a package offline ({err.name} is not installed)")
+        target = tempfile.mkdtemp(prefix="pyclient-")
+        build = tempfile.mkdtemp(prefix="pyclient-src-")
+        try:
+            src = os.path.join(build, "python")
+            shutil.copytree(_env.PACKAGE_DIR, src, ignore=shutil.ignore_patterns("third_party", "tests", "__pycache__", "build", "*.egg-info"))
+            out = subprocess.run([sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-index", "--no-deps",
+                                  "--disable-pip-version-check", "--quiet", "--target", target, src],
+                                 capture_output=True, text=True, timeout=300)
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+            code = ("import artifact_worker_client as a, importlib.metadata as m; "
+                    "print(a.__file__); print(m.version('artifact-worker-client')); print(m.requires('artifact-worker-client'))")
+            pythonpath = [target] + [p for p in _env.PYTHONPATH if p != _env.SRC]
+            out = subprocess.run([sys.executable, "-c", code], env=subprocess_env(pythonpath), cwd=target,
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            file, version, requires = out.stdout.splitlines()
+            self.assertTrue(file.startswith(target), file)
+            self.assertEqual(version, "0.1.0")
+            self.assertIn("nats-py", requires)
+        finally:
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.rmtree(build, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
