@@ -31,6 +31,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/llmservices"
+	"github.com/agentworks/artifact-worker/messaging"
 )
 
 var update = flag.Bool("update", false, "rewrite kubernetes/configmap-llmservices.yaml from config/llmservices.json")
@@ -769,13 +770,13 @@ func TestPodSpecLinesUp(t *testing.T) {
 	})
 
 	t.Run("termination grace", func(t *testing.T) {
-		ackWait := durationSetting(t, env, "ACK_WAIT", 60*time.Second)
+		handlerTimeout := durationSetting(t, env, "HANDLER_TIMEOUT", messaging.DefaultHandlerTimeout)
 		drain := durationSetting(t, env, "DRAIN_TIMEOUT", 30*time.Second)
-		// messaging.Config: HandlerTimeout defaults to AckWait/3 and one delivery takes at most
-		// about twice that (an attempt plus in-process retries).
-		inFlight := 2 * (ackWait / 3)
+		// messaging.Config: one delivery's handler runs for at most about twice HandlerTimeout (an
+		// attempt plus in-process retries).
+		inFlight := 2 * handlerTimeout
 		if drain < inFlight {
-			t.Errorf("DRAIN_TIMEOUT %s is below the worst-case in-flight time %s (2 x ACK_WAIT/3): draining would abandon requests", drain, inFlight)
+			t.Errorf("DRAIN_TIMEOUT %s is below the worst-case in-flight time %s (2 x HANDLER_TIMEOUT): draining would abandon requests", drain, inFlight)
 		}
 		if pod.TerminationGracePeriodSeconds == nil {
 			t.Fatal("terminationGracePeriodSeconds is not set (default 30s)")

@@ -285,6 +285,23 @@ func (w *workerProc) handled() map[string]int {
 	return out
 }
 
+// redelivered returns the request ids this replica logged an outcome for on a second or later
+// delivery: requests another replica had taken first.
+func (w *workerProc) redelivered() []string {
+	var out []string
+	for _, line := range strings.Split(readFile(w.logs), "\n") {
+		var l struct {
+			Msg       string `json:"msg"`
+			RequestID string `json:"request_id"`
+			Delivery  int    `json:"delivery"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "request" && l.Delivery > 1 {
+			out = append(out, l.RequestID)
+		}
+	}
+	return out
+}
+
 // retried returns the request ids this replica logged a failed delivery for (outcome retry).
 func (w *workerProc) retried() map[string]bool {
 	out := map[string]bool{}
@@ -311,6 +328,8 @@ type load struct {
 	replies map[string][]contracts.Reply
 	sent    []string
 	msgs    map[string]*nats.Msg // what was sent, by request id, to ask again
+	sentAt  map[string]time.Time // when each request was stored
+	firstAt map[string]time.Time // when its first reply arrived
 	start   time.Time
 }
 
@@ -321,7 +340,8 @@ func newLoad(t *testing.T, url string) *load {
 	}
 	t.Cleanup(nc.Close)
 	js, _ := jetstream.New(nc)
-	l := &load{t: t, nc: nc, js: js, prefix: "replies." + randomHex(4), replies: map[string][]contracts.Reply{}, start: time.Now()}
+	l := &load{t: t, nc: nc, js: js, prefix: "replies." + randomHex(4), replies: map[string][]contracts.Reply{},
+		sentAt: map[string]time.Time{}, firstAt: map[string]time.Time{}, start: time.Now()}
 	if _, err := nc.Subscribe(l.prefix+".>", func(m *nats.Msg) {
 		var rep contracts.Reply
 		if err := json.Unmarshal(m.Data, &rep); err != nil {
@@ -329,6 +349,9 @@ func newLoad(t *testing.T, url string) *load {
 			return
 		}
 		l.mu.Lock()
+		if len(l.replies[rep.RequestID]) == 0 {
+			l.firstAt[rep.RequestID] = time.Now()
+		}
 		l.replies[rep.RequestID] = append(l.replies[rep.RequestID], rep)
 		l.mu.Unlock()
 	}); err != nil {
@@ -346,6 +369,7 @@ func (l *load) send(subject, id string, body any) {
 	msg.Header.Set(contracts.HeaderMsgID, id)
 	l.publish(id, msg)
 	l.mu.Lock()
+	l.sentAt[id] = time.Now()
 	l.sent = append(l.sent, id)
 	if l.msgs == nil {
 		l.msgs = map[string]*nats.Msg{}

@@ -12,7 +12,8 @@
 // succeed, after the error reply and the dead letter were published). A transient failure is retried
 // in-process a few times, then nak'ed with a back-off so JetStream redelivers it, possibly to another
 // replica; on its last delivery (MaxDeliver) it is answered with an error and dead-lettered instead.
-// A worker that dies mid-message loses nothing: JetStream redelivers after AckWait. When the last
+// A worker that dies mid-message loses nothing: its heartbeats (in progress, every AckWait/3) stop and
+// JetStream redelivers after AckWait, 10 s by default, whatever the handler's time. When the last
 // delivery itself never completes, JetStream's max-deliveries advisory reaches one replica, which
 // answers the caller and dead-letters the request (exhausted.go).
 package messaging

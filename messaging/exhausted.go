@@ -26,7 +26,7 @@ type maxDeliveriesAdvisory struct {
 }
 
 // watchExhausted answers the requests JetStream gives up on without the pipeline seeing it: the last
-// delivery died with its worker (SIGKILL, OOM), outlived AckWait, or was handed back by a replica
+// delivery died with its worker (SIGKILL, OOM), outlived its deadline, or was handed back by a replica
 // shutting down. The server then publishes a max-deliveries advisory; one replica (queue group)
 // answers the caller with unavailable and dead-letters the request, as finalize does for the failures
 // it sees itself. Nothing is left unanswered.

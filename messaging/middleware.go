@@ -14,7 +14,7 @@ package messaging
 //  5. Recoverer (watermill) turns a panic into an error, so a panic never kills the worker; finalize
 //     treats it as permanent.
 //  6. Retry (watermill) retries transient errors only, in-process, with exponential back-off.
-//  7. Timeout (watermill) gives each attempt a deadline below AckWait.
+//  7. Timeout (watermill) gives each attempt a deadline (HandlerTimeout).
 //  8. serve     resolves the claim check, decodes, runs the handler, replies.
 
 import (

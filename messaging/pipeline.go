@@ -43,9 +43,10 @@ type Config struct {
 	Topology Topology
 	// Concurrency is the number of requests per subject one replica works on at once (default 4).
 	Concurrency int
-	// HandlerTimeout bounds one attempt (default AckWait/3). In-process retries stop once HandlerTimeout
-	// has elapsed, so one delivery takes at most about twice HandlerTimeout, which must stay below
-	// AckWait or JetStream would redeliver a message that is still being worked on.
+	// HandlerTimeout bounds one attempt (default 20s). In-process retries stop once HandlerTimeout
+	// has elapsed, so the handler runs for at most about twice HandlerTimeout per delivery; with the
+	// reply or dead letter, a delivery is worked on for at most DeliveryBudget(HandlerTimeout). It is
+	// independent of AckWait: a heartbeat (in progress, every AckWait/3) keeps the message meanwhile.
 	HandlerTimeout time.Duration
 	// Retries are in-process retries of a transient failure before the message is nak'ed (default 2).
 	Retries int
@@ -64,7 +65,7 @@ type Config struct {
 func (c *Config) setDefaults() {
 	c.Topology.setDefaults()
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
-	c.HandlerTimeout = cmp.Or(c.HandlerTimeout, c.Topology.AckWait/3)
+	c.HandlerTimeout = cmp.Or(c.HandlerTimeout, DefaultHandlerTimeout)
 	c.Retries = cmp.Or(c.Retries, 2)
 	c.RetryInterval = cmp.Or(c.RetryInterval, 200*time.Millisecond)
 	if len(c.NakDelays) == 0 {
@@ -74,14 +75,17 @@ func (c *Config) setDefaults() {
 	c.DefaultDeadline = cmp.Or(c.DefaultDeadline, contracts.DefaultRequestTimeout)
 }
 
+// DefaultHandlerTimeout is HandlerTimeout's default.
+const DefaultHandlerTimeout = 20 * time.Second
+
 // Validate reports every invalid field.
 func (c Config) Validate() error {
 	errs := []error{c.Topology.Validate()}
 	if c.Concurrency < 1 || c.Concurrency > 256 {
 		errs = append(errs, fmt.Errorf("Concurrency %d: must be 1..256", c.Concurrency))
 	}
-	if c.HandlerTimeout <= 0 || 2*c.HandlerTimeout >= c.Topology.AckWait {
-		errs = append(errs, fmt.Errorf("HandlerTimeout %s: must be positive and below half of AckWait %s", c.HandlerTimeout, c.Topology.AckWait))
+	if c.HandlerTimeout < 100*time.Millisecond {
+		errs = append(errs, fmt.Errorf("HandlerTimeout %s: must be at least 100ms", c.HandlerTimeout))
 	}
 	if c.DefaultDeadline < 0 {
 		errs = append(errs, fmt.Errorf("DefaultDeadline %s: must not be negative", c.DefaultDeadline))
@@ -165,7 +169,7 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 	if err != nil {
 		return nil, err
 	}
-	p.sub = newSubscriber(subJS, cfg.Topology.Stream, cfg.Topology.AckWait, nakDelay{p: p}.WaitTime, deps.Logger)
+	p.sub = newSubscriber(subJS, cfg.Topology.Stream, cfg.Topology.AckWait, DeliveryBudget(cfg.HandlerTimeout), nakDelay{p: p}.WaitTime, deps.Logger)
 	// Shutdown has already waited for in-flight work when it closes the router.
 	p.router, err = message.NewRouter(message.RouterConfig{CloseTimeout: 5 * time.Second}, wlog)
 	if err != nil {

@@ -53,7 +53,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		}
 		// The reply gets a deadline of its own, not the attempt's: a slow handler must not leave a
 		// large reply's claim check without time (a failed reply is retried, and with it the whole
-		// handler). It ends before AckWait, so the ack still reaches JetStream in time.
+		// handler). It ends at the delivery's deadline, where the heartbeat stops.
 		rctx, cancel := replyContext(ctx)
 		defer cancel()
 		// A large result (a 20 MB PDF sent whole) stays alive until its reply is published.
@@ -78,7 +78,7 @@ func echoableID(id string) string {
 const replyTimeout = 30 * time.Second
 
 // replyContext is ctx without its cancellation (the attempt's timeout), ending at the message's settle
-// deadline (inside AckWait), or after replyTimeout outside the pipeline.
+// deadline (DeliveryBudget after delivery), or after replyTimeout outside the pipeline.
 func replyContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if by, ok := settleBy(ctx); ok {
 		return context.WithDeadline(context.WithoutCancel(ctx), by)

@@ -32,16 +32,22 @@ import (
 //
 // A slot is the unit of concurrency: it pulls its next message only once the router's handler for the
 // previous one returned (acked or nak'ed), however long that takes, so no more than Concurrency
-// requests per subject are ever in flight in one replica. Each message's context has a deadline
-// (settleBy) a margin before AckWait, which bounds the handler, the reply and the dead letter; a
-// handler that ignores it and outlives AckWait keeps its slot, and JetStream redelivers the message
-// (to a free slot or another replica). Close is the only thing that stops a slot waiting. A pull that fails
-// (consumer deleted, JetStream unavailable) marks the subscriber unhealthy (Healthy, for readiness)
-// and the slot binds the consumer again with back-off.
+// requests per subject are ever in flight in one replica.
+//
+// AckWait is short (10 s by default) so that the requests of a replica that dies (SIGKILL, OOM, a
+// lost node) go to another within seconds; a message being worked on is kept by a heartbeat
+// (msg.InProgress, every AckWait/3) instead. Each message's context has a deadline (settleBy, the
+// delivery's budget: 3 x HandlerTimeout) that bounds the handler, its retries, the reply and the dead
+// letter; the heartbeat stops there. A handler that ignores it keeps its slot, and JetStream
+// redelivers the message AckWait after the last heartbeat (to a free slot or another replica). Close
+// is the only thing that stops a slot waiting. A pull that fails (consumer deleted, JetStream
+// unavailable) marks the subscriber unhealthy (Healthy, for readiness) and the slot binds the
+// consumer again with back-off.
 type subscriber struct {
 	js       jetstream.JetStream
 	stream   string
 	ackWait  time.Duration
+	budget   time.Duration // settleBy: how long one delivery may be worked on (heartbeats included)
 	nakDelay func(deliveries uint64) time.Duration
 	log      *slog.Logger
 
@@ -56,8 +62,8 @@ type subscriber struct {
 	failing  atomic.Int64   // slots whose last pull failed
 }
 
-func newSubscriber(js jetstream.JetStream, stream string, ackWait time.Duration, nakDelay func(uint64) time.Duration, log *slog.Logger) *subscriber {
-	return &subscriber{js: js, stream: stream, ackWait: ackWait, nakDelay: nakDelay, log: log, stopping: make(chan struct{}), closing: make(chan struct{})}
+func newSubscriber(js jetstream.JetStream, stream string, ackWait, budget time.Duration, nakDelay func(uint64) time.Duration, log *slog.Logger) *subscriber {
+	return &subscriber{js: js, stream: stream, ackWait: ackWait, budget: budget, nakDelay: nakDelay, log: log, stopping: make(chan struct{}), closing: make(chan struct{})}
 }
 
 // Subscribe binds the durable consumer of subject (made by EnsureTopology) and starts one slot.
@@ -145,23 +151,36 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 	defer s.inflight.Add(-1)
 	m := toMessage(msg)
 	// Handlers run on a context of their own: shutting the router down must not cancel work in flight.
-	// Its deadline leaves time to settle the message before AckWait.
-	by := time.Now().Add(s.ackWait - settleMargin(s.ackWait))
+	// Its deadline is the delivery's budget; the heartbeat keeps the message until then.
+	by := time.Now().Add(s.budget)
 	mctx, cancel := context.WithDeadline(context.WithValue(context.Background(), settleByKey{}, by), by)
 	defer cancel()
 	m.SetContext(mctx)
-	select {
-	case out <- m:
-	case <-s.stopping:
-		// Fetched but never started: hand it to another replica at once.
-		s.settle(func(context.Context) error { return msg.Nak() })
-		return
-	case <-ctx.Done():
-		s.settle(func(context.Context) error { return msg.Nak() })
-		return
+	beat := time.NewTicker(heartbeatInterval(s.ackWait))
+	defer beat.Stop()
+	heartbeat := func() {
+		if err := msg.InProgress(); err != nil {
+			s.log.Warn("in-progress heartbeat not sent; JetStream may redeliver the message", "subject", msg.Subject(), "error", err.Error())
+		}
 	}
-	late := time.NewTimer(s.ackWait)
+	for handed := false; !handed; {
+		select {
+		case out <- m:
+			handed = true
+		case <-beat.C:
+			heartbeat()
+		case <-s.stopping:
+			// Fetched but never started: hand it to another replica at once.
+			s.settle(func(context.Context) error { return msg.Nak() })
+			return
+		case <-ctx.Done():
+			s.settle(func(context.Context) error { return msg.Nak() })
+			return
+		}
+	}
+	late := time.NewTimer(time.Until(by))
 	defer late.Stop()
+	beats := beat.C
 	for {
 		select {
 		case <-m.Acked():
@@ -178,11 +197,15 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 			}
 			s.settle(func(context.Context) error { return msg.NakWithDelay(d) })
 			return
+		case <-beats:
+			heartbeat()
 		case <-late.C:
-			// The handler ignored its deadline: JetStream redelivers the message; this slot stays
-			// taken until the handler returns, so the concurrency limit (and the memory sized from it)
-			// holds.
-			s.log.Warn("handler still running after AckWait; its slot stays taken until it returns", "subject", msg.Subject())
+			// The handler ignored its deadline: the heartbeat stops, so JetStream redelivers the
+			// message after AckWait; this slot stays taken until the handler returns, so the
+			// concurrency limit (and the memory sized from it) holds.
+			beats = nil
+			s.log.Warn("handler still running after its deadline; JetStream redelivers the request after AckWait, and its slot stays taken until it returns",
+				"subject", msg.Subject(), "deadline", s.budget.String())
 		case <-s.closing:
 			// Shutdown gave up on it: JetStream redelivers after AckWait; the late outcome is dropped.
 			return
@@ -190,19 +213,25 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 	}
 }
 
+// heartbeatInterval is how often a message being worked on is reported in progress: three times per
+// AckWait, so one lost heartbeat does not cost a redelivery.
+func heartbeatInterval(ackWait time.Duration) time.Duration {
+	return max(ackWait/3, 100*time.Millisecond)
+}
+
 type settleByKey struct{}
 
-// settleBy returns the deadline by which a message's work (handler, reply, dead letter) must be done
-// for its ack to reach JetStream within AckWait; ok is false outside the pipeline.
+// settleBy returns the deadline by which a message's work (handler, reply, dead letter) must be done:
+// past it the heartbeat stops and JetStream redelivers the message. ok is false outside the pipeline.
 func settleBy(ctx context.Context) (time.Time, bool) {
 	t, ok := ctx.Value(settleByKey{}).(time.Time)
 	return t, ok
 }
 
-// settleMargin is the part of AckWait kept for acking: a tenth, between 250ms and 5s.
-func settleMargin(ackWait time.Duration) time.Duration {
-	return min(max(ackWait/10, 250*time.Millisecond), 5*time.Second)
-}
+// DeliveryBudget is how long one delivery of a request may be worked on, heartbeats keeping it from
+// redelivery: 3 x handlerTimeout (two attempts, the in-process retry included, then the reply or the
+// dead letter).
+func DeliveryBudget(handlerTimeout time.Duration) time.Duration { return 3 * handlerTimeout }
 
 // settle sends an ack or nak on a short context of its own.
 func (s *subscriber) settle(f func(context.Context) error) {

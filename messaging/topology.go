@@ -13,6 +13,9 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
+// DefaultAckWait is Topology.AckWait's default.
+const DefaultAckWait = 10 * time.Second
+
 // Default resource names.
 const (
 	DefaultStream           = "WORKER_REQUESTS"
@@ -34,8 +37,10 @@ type Topology struct {
 	DeadLetterMaxAge time.Duration
 	// Replicas of the streams (default 1; 3 on a clustered NATS).
 	Replicas int
-	// AckWait is how long a delivered, unacked message stays with one replica before JetStream
-	// redelivers it (default 60s). Handler timeouts stay below it.
+	// AckWait is how long a delivered message stays with one replica without an ack or a heartbeat
+	// before JetStream redelivers it (default 10s): the time a dead replica's requests wait. The
+	// pipeline sends a heartbeat (in progress) every AckWait/3 while it works on a message, so a
+	// handler may run longer than AckWait.
 	AckWait time.Duration
 	// MaxDeliver bounds deliveries of one message (default 5). The last delivery answers with an
 	// error and dead-letters instead of nak'ing.
@@ -53,7 +58,7 @@ func (t *Topology) setDefaults() {
 	t.MaxAge = cmp.Or(t.MaxAge, 24*time.Hour)
 	t.DeadLetterMaxAge = cmp.Or(t.DeadLetterMaxAge, 7*24*time.Hour)
 	t.Replicas = cmp.Or(t.Replicas, 1)
-	t.AckWait = cmp.Or(t.AckWait, 60*time.Second)
+	t.AckWait = cmp.Or(t.AckWait, DefaultAckWait)
 	t.MaxDeliver = cmp.Or(t.MaxDeliver, 5)
 	t.MaxAckPending = cmp.Or(t.MaxAckPending, 1024)
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/agentworks/artifact-worker/messaging"
 )
 
 // Config is the worker's whole configuration. cmd/worker fills it from flags and environment
@@ -50,13 +52,15 @@ type Config struct {
 	ExtractMaxChars int           // EXTRACT_MAX_CHARS (default 100000)
 	ExtractTimeout  time.Duration // EXTRACT_TIMEOUT (default 10s, at most half the handler's time)
 	StreamMaxAge    time.Duration // STREAM_MAX_AGE (default 24h)
-	AckWait         time.Duration // ACK_WAIT (default 60s)
-	MaxDeliver      int           // MAX_DELIVER (default 5)
-	Concurrency     int           // CONCURRENCY: requests per subject per replica (default 4)
-	DrainTimeout    time.Duration // DRAIN_TIMEOUT (default 30s)
-	HandlerTimeout  time.Duration // HANDLER_TIMEOUT: one attempt at a request (default ACK_WAIT/3, below ACK_WAIT/2)
-	HistoryTTL      time.Duration // HISTORY_IMAGE_TTL (default 2h)
-	ClaimTTL        time.Duration // CLAIM_CHECK_TTL (default 1h)
+	// AckWait is how long a request stays with a replica that neither acks it nor reports it in
+	// progress (every ACK_WAIT/3 while it works): the time a dead replica's requests wait.
+	AckWait        time.Duration // ACK_WAIT (default 10s)
+	MaxDeliver     int           // MAX_DELIVER (default 5)
+	Concurrency    int           // CONCURRENCY: requests per subject per replica (default 4)
+	DrainTimeout   time.Duration // DRAIN_TIMEOUT (default 30s)
+	HandlerTimeout time.Duration // HANDLER_TIMEOUT: one attempt at a request (default 20s; a delivery gets 3x that)
+	HistoryTTL     time.Duration // HISTORY_IMAGE_TTL (default 2h)
+	ClaimTTL       time.Duration // CLAIM_CHECK_TTL (default 1h)
 
 	LogLevel string // LOG_LEVEL: debug, info, warn, error (default info)
 	LogJSON  bool   // LOG_FORMAT=json (default) or text
@@ -76,23 +80,20 @@ func (c *Config) SetDefaults() {
 	c.MaxArtifactSize = cmp.Or(c.MaxArtifactSize, 20<<20)
 	c.ExtractMaxChars = cmp.Or(c.ExtractMaxChars, 100_000)
 	c.StreamMaxAge = cmp.Or(c.StreamMaxAge, 24*time.Hour)
-	c.AckWait = cmp.Or(c.AckWait, 60*time.Second)
+	c.AckWait = cmp.Or(c.AckWait, messaging.DefaultAckWait)
 	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
 	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
 	c.HistoryTTL = cmp.Or(c.HistoryTTL, 2*time.Hour)
 	c.ClaimTTL = cmp.Or(c.ClaimTTL, time.Hour)
 	c.LogLevel = cmp.Or(c.LogLevel, "info")
-	// Last: its default depends on AckWait.
+	// Last: its default depends on HandlerTimeout.
 	c.ExtractTimeout = cmp.Or(c.ExtractTimeout, min(10*time.Second, c.handlerTime()/2))
 }
 
-// handlerTime is the time one attempt at a request has: HANDLER_TIMEOUT, else ACK_WAIT/3.
+// handlerTime is the time one attempt at a request has: HANDLER_TIMEOUT, else its default.
 func (c Config) handlerTime() time.Duration {
-	if c.HandlerTimeout > 0 {
-		return c.HandlerTimeout
-	}
-	return c.AckWait / 3
+	return cmp.Or(c.HandlerTimeout, messaging.DefaultHandlerTimeout)
 }
 
 // Validate reports every invalid setting at once, each by its environment variable name.
@@ -176,8 +177,8 @@ func (c Config) Validate() error {
 	if c.Concurrency < 1 || c.Concurrency > 256 {
 		bad("CONCURRENCY", "must be 1..256, got %d", c.Concurrency)
 	}
-	if c.HandlerTimeout < 0 || (c.HandlerTimeout > 0 && 2*c.HandlerTimeout >= c.AckWait) {
-		bad("HANDLER_TIMEOUT", "must be positive and below half of ACK_WAIT (%s), got %s", c.AckWait, c.HandlerTimeout)
+	if c.HandlerTimeout < 0 || (c.HandlerTimeout > 0 && c.HandlerTimeout < time.Second) {
+		bad("HANDLER_TIMEOUT", "must be at least 1s, got %s", c.HandlerTimeout)
 	}
 	if c.ExtractMaxChars < 1 || c.ExtractMaxChars > 10_000_000 {
 		bad("EXTRACT_MAX_CHARS", "must be 1..10000000, got %d", c.ExtractMaxChars)

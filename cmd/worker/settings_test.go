@@ -178,9 +178,9 @@ func TestLoadConfigExtractionLimits(t *testing.T) {
 		t.Errorf("defaults: EXTRACT_MAX_CHARS %d, EXTRACT_TIMEOUT %s; want 100000, 10s", cfg.ExtractMaxChars, cfg.ExtractTimeout)
 	}
 	// A short handler time shortens the default extraction time to half of it.
-	cfg, _, err = loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(map[string]string{"ACK_WAIT": "12s"}))
+	cfg, _, err = loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(map[string]string{"HANDLER_TIMEOUT": "4s"}))
 	if err != nil || cfg.ExtractTimeout != 2*time.Second {
-		t.Errorf("ACK_WAIT 12s: EXTRACT_TIMEOUT %s (%v), want 2s", cfg.ExtractTimeout, err)
+		t.Errorf("HANDLER_TIMEOUT 4s: EXTRACT_TIMEOUT %s (%v), want 2s", cfg.ExtractTimeout, err)
 	}
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
