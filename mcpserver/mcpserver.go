@@ -44,6 +44,19 @@ type Config struct {
 	AgentID string
 	// Version is the server's version in the MCP handshake.
 	Version string
+	// MaxResultBytes bounds a tool result (its JSON-RPC message) to what the host takes: images
+	// are fitted further, a file that cannot fit becomes a resource link with a line the model can
+	// act on, text is cut (see HostLimits). Zero is DefaultMaxResultBytes (Claude Desktop's 1 MB);
+	// negative sets no bound. Tools declare it, within Claude Code's ceiling, as
+	// _meta["anthropic/maxResultSizeChars"].
+	MaxResultBytes int
+	// ContentURL is the base URL of the worker's HTTP server (worker run's HTTP_ADDR, e.g.
+	// http://127.0.0.1:8080): resource links then point at its /artifacts/{id}/content. Empty:
+	// they are artifact: URIs.
+	ContentURL string
+	// ContentToken says that the content endpoint requires the worker's HTTP_TOKEN (the line next to
+	// a link says so; the token itself is never put in a result).
+	ContentToken bool
 }
 
 // New returns an MCP server with the three tools, calling the worker through c.
@@ -54,8 +67,11 @@ func New(c Caller, cfg Config) *mcp.Server {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
+	if cfg.MaxResultBytes == 0 {
+		cfg.MaxResultBytes = DefaultMaxResultBytes
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: contracts.ServiceName, Version: cfg.Version}, nil)
-	h := &handlers{c: c, cfg: cfg}
+	h := &handlers{c: c, cfg: cfg, fit: fitter{max: cfg.MaxResultBytes, locale: cfg.Locale, contentURL: cfg.ContentURL, tokenAuth: cfg.ContentToken}}
 	for _, t := range tooldefs.Tools(cfg.Locale) {
 		params := t.Parameters
 		var handle mcp.ToolHandler
@@ -70,7 +86,8 @@ func New(c Caller, cfg Config) *mcp.Server {
 		default:
 			continue
 		}
-		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: params}, handle)
+		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: params,
+			Meta: mcp.Meta{MaxResultSizeCharsMeta: h.fit.declaredChars()}}, handle)
 	}
 	return s
 }
@@ -100,6 +117,7 @@ func withModelArguments(params map[string]any, locale string) map[string]any {
 type handlers struct {
 	c   Caller
 	cfg Config
+	fit fitter
 }
 
 func requestID() string {
@@ -148,7 +166,8 @@ func (h *handlers) getArtifact(ctx context.Context, req *mcp.CallToolRequest) (*
 	if err != nil {
 		return toolError(err.Error()), nil
 	}
-	return out, nil
+	src := source{id: strings.TrimPrefix(args.Ref, "artifact:"), name: res.Metadata.Filename, mime: res.Metadata.MimeType, size: res.Metadata.Size}
+	return h.fit.fit(out, src), nil
 }
 
 // artifactContent turns a get_artifact result into content blocks: the worker's summary line, then
@@ -203,7 +222,7 @@ func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest
 		}
 		out.Content = append(out.Content, &mcp.ImageContent{Data: data, MIMEType: b.MimeType})
 	}
-	return out, nil
+	return h.fit.fit(out, source{}), nil
 }
 
 // noWorkspace is design document 004's answer when the agent has no workspace.

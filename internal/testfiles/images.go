@@ -38,6 +38,27 @@ func NoisyPNG(w, h int) []byte {
 	return buf.Bytes()
 }
 
+// OpaqueNoisyPNG is NoisyPNG without transparency: RGB noise at full alpha, about 3 bytes a pixel
+// (a 1200 x 900 one is about 3.2 MB), the worst case of a screenshot or photo kept as PNG.
+func OpaqueNoisyPNG(w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, max(w, 1), max(h, 1)))
+	x := uint32(2463534242)
+	for i := range img.Pix {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		img.Pix[i] = byte(x)
+		if i%4 == 3 {
+			img.Pix[i] = 0xff
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		panic("testfiles: png: " + err.Error())
+	}
+	return buf.Bytes()
+}
+
 // JPEG returns a w x h baseline JPEG.
 func JPEG(w, h int) []byte {
 	var buf bytes.Buffer
