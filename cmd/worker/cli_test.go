@@ -126,3 +126,26 @@ func TestMCPHTTPListenFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPHTTPNeedsTokenBeyondLoopback: worker mcp --http on every interface without MCP_TOKEN is a
+// bad setting (exit 2 at once, naming MCP_TOKEN); so are a --host it does not know and a
+// malformed --content-url or --allow-origin.
+func TestMCPHTTPNeedsTokenBeyondLoopback(t *testing.T) {
+	for _, args := range [][]string{
+		{"mcp", "--http", "0.0.0.0:0"},
+		{"mcp", "--http", ":0"},
+		{"mcp", "--host", "claude-web"},
+		{"mcp", "--content-url", "localhost:8080"},
+		{"mcp", "--http", "127.0.0.1:0", "--allow-origin", "example.com"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, stdout, stderr := worker(t, args...)
+			if code != exitUsage || stdout != "" || stderr == "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d", code, stdout, stderr, exitUsage)
+			}
+			if strings.Contains(args[2], "0:0") && !strings.Contains(stderr, "MCP_TOKEN") {
+				t.Errorf("stderr %q does not name MCP_TOKEN", stderr)
+			}
+		})
+	}
+}

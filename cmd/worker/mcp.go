@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -24,16 +26,27 @@ import (
 	"github.com/agentworks/artifact-worker/service"
 )
 
-const mcpUsage = `usage: worker mcp [--http ADDR] [--service-id ID | --capabilities LIST] [--locale zh|en]
-                  [--workspace-id ID] [--agent-id ID] [--timeout 60s] [worker settings]
+const mcpUsage = `usage: worker mcp [--http ADDR [--allow-origin ORIGIN,...]] [--service-id ID | --capabilities LIST]
+                  [--locale zh|en] [--workspace-id ID] [--agent-id ID] [--timeout 60s]
+                  [--host claude-desktop|claude-code|unbounded] [--max-result-bytes N]
+                  [--content-url URL] [worker settings]
 
 Serves the worker's tools (get_artifact, get_history_image, write_file) over the Model Context
 Protocol: on stdin/stdout (for desktop hosts) or, with --http, as streamable HTTP on ADDR at /mcp. It
-calls the worker over NATS (NATS_URL) like worker call, so it runs anywhere NATS is reachable.`
+calls the worker over NATS (NATS_URL) like worker call, so it runs anywhere NATS is reachable.
+
+Tool results fit the host (--host, --max-result-bytes): images are reduced further, a file that
+cannot fit becomes a resource link to --content-url's /artifacts/{id}/content (set HTTP_TOKEN as
+the worker has it, and the line next to the link says the endpoint needs it).
+
+Over HTTP, MCP_TOKEN (environment only) is the bearer token every request needs; without it
+worker mcp listens only on a loopback address.`
 
 // mcpFlags are the flags of `worker mcp` besides the worker's settings.
 type mcpFlags struct {
 	http, serviceID, capabilities, locale, workspaceID, agentID string
+	host, contentURL, allowOrigin                               string
+	maxResultBytes                                              int
 	timeout                                                     time.Duration
 }
 
@@ -45,6 +58,10 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.workspaceID, "workspace-id", "", "workspace write_file writes to (empty: write_file is refused)")
 	fs.StringVar(&f.agentID, "agent-id", "", "agent recorded as the writer of write_file")
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "bound on one tool call")
+	fs.StringVar(&f.host, "host", mcpserver.HostClaudeDesktop, "the MCP host, for the size of tool results: claude-desktop (1,000,000 bytes), claude-code (500,000) or unbounded")
+	fs.IntVar(&f.maxResultBytes, "max-result-bytes", 0, "largest tool result in bytes, instead of --host's (negative: no bound)")
+	fs.StringVar(&f.contentURL, "content-url", "", "base URL of the worker's HTTP server (worker run's HTTP_ADDR, e.g. http://127.0.0.1:8080): resource links point at its /artifacts/{id}/content")
+	fs.StringVar(&f.allowOrigin, "allow-origin", "", "with --http: comma-separated browser origins (scheme://host:port) allowed besides the server's own")
 }
 
 func (f *mcpFlags) config() (mcpserver.Config, error) {
@@ -65,6 +82,17 @@ func (f *mcpFlags) config() (mcpserver.Config, error) {
 	}
 	if f.timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout %s: must be positive", f.timeout))
+	}
+	limit, ok := mcpserver.HostLimits[f.host]
+	if !ok {
+		errs = append(errs, fmt.Errorf("--host %q: use claude-desktop, claude-code or unbounded", f.host))
+	}
+	cfg.MaxResultBytes = cmp.Or(f.maxResultBytes, limit)
+	if f.contentURL != "" {
+		if u, err := url.Parse(f.contentURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--content-url %q: want http(s)://host:port", f.contentURL))
+		}
+		cfg.ContentURL = f.contentURL
 	}
 	return cfg, errors.Join(errs...)
 }
@@ -87,6 +115,17 @@ func mcpCmd(args []string) int {
 	var mcfg mcpserver.Config
 	if err == nil {
 		mcfg, err = f.config()
+		mcfg.ContentToken = cfg.HTTPToken != ""
+	}
+	var hopts mcpserver.HTTPOptions
+	if err == nil && f.http != "" {
+		hopts = mcpserver.HTTPOptions{Token: os.Getenv("MCP_TOKEN")}
+		if f.allowOrigin != "" {
+			hopts.TrustedOrigins = strings.Split(f.allowOrigin, ",")
+		}
+		if err = hopts.Validate(); err != nil {
+			err = fmt.Errorf("--allow-origin: %w", err)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
@@ -100,6 +139,10 @@ func mcpCmd(args []string) int {
 			return exitUsage
 		}
 		defer ln.Close()
+		if err := mcpserver.CheckListener(ln.Addr(), hopts.Token); err != nil {
+			fmt.Fprintf(os.Stderr, "worker mcp: --http %s: %v: set MCP_TOKEN, or listen on 127.0.0.1\n", f.http, err)
+			return exitUsage
+		}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	nc, err := service.Connect(cfg, "artifact-worker-mcp", log)
@@ -124,13 +167,18 @@ func mcpCmd(args []string) int {
 		}
 		return exitOK
 	}
-	return serveMCPHTTP(ctx, ln, server)
+	return serveMCPHTTP(ctx, ln, server, hopts)
 }
 
 // serveMCPHTTP serves streamable HTTP at /mcp on ln until ctx ends, then shuts down within 5 s.
-func serveMCPHTTP(ctx context.Context, ln net.Listener, server *mcp.Server) int {
+func serveMCPHTTP(ctx context.Context, ln net.Listener, server *mcp.Server, o mcpserver.HTTPOptions) int {
+	h, err := mcpserver.HTTPHandler(server, o)
+	if err != nil { // checked before listening
+		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
+		return exitUsage
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	mux.Handle("/mcp", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "worker mcp: streamable HTTP on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
