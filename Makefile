@@ -4,7 +4,7 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor lint tools js-deps clean
+.PHONY: all build run test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor lint tools js-deps mcp-deps clean
 
 all: lint test
 
@@ -31,8 +31,16 @@ $(JS)/node_modules/.installed: $(JS)/package.json $(JS)/package-lock.json
 	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+## mcp-deps: the pinned npm packages of mcpserver/conformance (the 2.x MCP client, the MCP
+## conformance suite and the Node.js 22 it needs; npm ci from package-lock.json)
+MCPJS := mcpserver/conformance
+mcp-deps: $(MCPJS)/node_modules/.installed
+$(MCPJS)/node_modules/.installed: $(MCPJS)/package.json $(MCPJS)/package-lock.json
+	cd $(MCPJS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 ## test: every test, against a real embedded nats-server and a real MinIO process
-test: tools js-deps
+test: tools js-deps mcp-deps
 	$(GO) vet ./...
 	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v /integration)
 	$(MAKE) integration
@@ -41,7 +49,7 @@ test: tools js-deps
 	$(MAKE) image-check
 
 ## integration: the multi-process suite only (also part of `make test`)
-integration: tools js-deps
+integration: tools js-deps mcp-deps
 	ARTIFACT_WORKER_REQUIRE_JS=1 ARTIFACT_WORKER_REQUIRE_PYTHON=1 $(GO) test -timeout 30m -count=1 -v ./integration/...
 
 ## bench: benchmarks; results and the command go to BENCHMARKS.md
