@@ -104,4 +104,3 @@ func grepLines(out []byte, markers ...string) string {
 }
 
 var ansi = strings.NewReplacer("\x1b[0m", "", "\x1b[31m", "", "\x1b[32m", "", "\x1b[33m", "", "\x1b[90m", "", "\x1b[1m", "")
-
