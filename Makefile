@@ -101,9 +101,12 @@ bench-floor: tools
 	$(GO) build -o $(BIN)/floor ./bench/floor/cmd/floor
 	$(GO) run ./bench/floor -bin $(BIN) -nats-server $(TOOLS)/bin/nats-server $(BENCH_FLOOR_ARGS)
 
+## lint: gofmt, go vet and staticcheck (pinned, installed into .tools/ by scripts/install-staticcheck.sh)
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	./scripts/install-staticcheck.sh
+	$(TOOLS)/bin/staticcheck ./...
 
 clean:
 	rm -rf $(BIN)

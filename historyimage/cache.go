@@ -71,6 +71,7 @@ func (c CacheConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("ObjectBucket: %q is not a valid bucket name (letters, digits, - and _)", c.ObjectBucket))
 	}
 	if c.Replicas < 0 || c.Replicas > 5 {
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("Replicas: %d is not 1..5", c.Replicas))
 	}
 	if c.InlineMax < 0 {

@@ -82,6 +82,7 @@ const DefaultHandlerTimeout = 20 * time.Second
 func (c Config) Validate() error {
 	errs := []error{c.Topology.Validate()}
 	if c.Concurrency < 1 || c.Concurrency > 256 {
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("Concurrency %d: must be 1..256", c.Concurrency))
 	}
 	if c.HandlerTimeout < 100*time.Millisecond {
@@ -91,6 +92,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("DefaultDeadline %s: must not be negative", c.DefaultDeadline))
 	}
 	if c.Retries < 0 {
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("Retries %d: must not be negative", c.Retries))
 	}
 	return errors.Join(errs...)

@@ -81,6 +81,7 @@ func (t Topology) Validate() error {
 		errs = append(errs, fmt.Errorf("MaxDeliver %d: must be at least 1", t.MaxDeliver))
 	}
 	if t.Replicas < 1 || t.Replicas > 5 {
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("Replicas %d: must be 1..5", t.Replicas))
 	}
 	return errors.Join(errs...)

@@ -69,8 +69,10 @@ func (c S3Config) Validate() error {
 	var errs []error
 	switch {
 	case c.Endpoint == "":
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, errors.New("Endpoint is required"))
 	case strings.Contains(c.Endpoint, "://") || strings.ContainsAny(c.Endpoint, "/?#"):
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("Endpoint %q must be host[:port], without scheme or path", c.Endpoint))
 	}
 	switch {

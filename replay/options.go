@@ -71,6 +71,7 @@ func (o Options) Validate() error {
 	var errs []error
 	for i, s := range o.Subjects {
 		if !validSubject(s) || strings.ContainsAny(s, "*>") {
+			//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 			errs = append(errs, fmt.Errorf("Subjects[%d] %q: must be a subject without wildcards", i, s))
 		}
 	}
@@ -84,6 +85,7 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("EndTime %s: not after StartTime %s", o.EndTime.Format(time.RFC3339), o.StartTime.Format(time.RFC3339)))
 	}
 	if o.Limit < 0 {
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("Limit %d: must not be negative", o.Limit))
 	}
 	if o.PublishTo != "" && !messaging.ValidReplySubject(o.PublishTo) {
@@ -93,6 +95,7 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("ResultsStream %q: a stream name must not contain '.', '*', '>' or spaces", o.ResultsStream))
 	}
 	if o.Timeout < 0 {
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("Timeout %s: must not be negative", o.Timeout))
 	}
 	if o.ProgressEvery < 0 {

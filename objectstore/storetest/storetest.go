@@ -396,6 +396,7 @@ func testConcurrentPuts(t *testing.T, s Store) {
 			key := fmt.Sprintf("workspaces/ws-par/dir%d/file %d.bin", i%4, i)
 			content := Bytes(10<<10+i, uint64(i))
 			if _, err := s.Put(Ctx(t), key, bytes.NewReader(content), int64(len(content)), "application/octet-stream", map[string]string{"filename": fmt.Sprintf("文件 %d", i)}); err != nil {
+				//lint:ignore ST1005 the message starts with the key's name, as the caller wrote it
 				errs <- fmt.Errorf("Put %q: %w", key, err)
 				return
 			}
