@@ -1,22 +1,16 @@
 // Runs the JavaScript quick start of the repository's README.md verbatim against the worker under test.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync, rmSync } from "node:fs";
+import { writeFileSync, rmSync } from "node:fs";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { natsURL } from "./fixtures.js";
+import { snippet } from "./snippets.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkg = join(here, "..");
-
-export function snippet(marker) {
-  const readme = readFileSync(join(pkg, "..", "..", "README.md"), "utf8");
-  const m = readme.match(new RegExp(`<!-- ${marker} [^\\n]*-->\\n\`\`\`[a-z]*\\n([\\s\\S]*?)\\n\`\`\``));
-  assert.ok(m, `README.md has no ${marker} block`);
-  return m[1];
-}
 
 test("README JavaScript quick start runs as written", async () => {
   // Inside the package, so the import of the package's own name resolves (package self-reference).
