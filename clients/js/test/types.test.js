@@ -16,3 +16,15 @@ test("types: tsc --noEmit accepts typical use and refuses what the contract refu
     assert.fail(`tsc failed:\n${err.stdout}${err.stderr}`);
   }
 });
+
+test("types: the package's own declaration files compile (skipLibCheck off for them)", async () => {
+  const tsc = join(pkg, "node_modules", "typescript", "bin", "tsc");
+  let out = "";
+  try {
+    await promisify(execFile)(process.execPath, [tsc, "-p", join(pkg, "test", "typecheck", "tsconfig.json"), "--skipLibCheck", "false"], { cwd: pkg, timeout: 60_000 });
+  } catch (err) {
+    out = `${err.stdout}${err.stderr}`; // the frameworks' own declarations have errors of their own
+  }
+  const ours = out.split("\n").filter((l) => /^(src|test)\//.test(l));
+  assert.deepEqual(ours, [], "errors in the package's declarations");
+});

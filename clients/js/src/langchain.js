@@ -1,0 +1,78 @@
+// LangChain JS (@langchain/core 1.x) tools over the worker: what get_artifact and get_history_image
+// return is a ToolMessage of LangChain.js standard content blocks (text, image, file, audio, video:
+// `data` + `mimeType`), which LangChain's chat models send as media.
+import { tool } from "@langchain/core/tools";
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { callTool, resultParts, toolSpecs } from "./tools.js";
+
+/**
+ * The tools get_artifact and get_history_image (in that order) as LangChain tools. Invoked with a
+ * tool call (`tool.invoke(aiMessage.tool_calls[0])`), each returns a ToolMessage whose content is
+ * the result's blocks (toContentBlocks), fitted to opts.serviceId (or opts.capabilities).
+ * @param {import("./index.js").WorkerClient} worker
+ * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number}} [opts]
+ */
+export function artifactTools(worker, opts = {}) {
+  return toolSpecs(opts.locale ?? "en").map((spec) => tool(
+    async (args) => toContentBlocks(await callTool(worker, spec.name, args, opts)),
+    { name: spec.name, description: spec.description, schema: spec.parameters },
+  ));
+}
+
+/**
+ * A result as LangChain.js standard content blocks: {type:"text", text}, then the media as
+ * {type:"image"|"audio"|"video"|"file", data, mimeType} (a file's name in metadata.filename, where
+ * LangChain's OpenAI converter reads it).
+ * @param {object} result what the worker answered get_artifact (media "result") or get_history_image (as the tools ask)
+ */
+export function toContentBlocks(result) {
+  return resultParts(result).map((p) => (p.type === "text"
+    ? { type: "text", text: p.text }
+    : { type: blockType(p.mimeType), data: p.data, mimeType: p.mimeType, ...(p.filename ? { metadata: { filename: p.filename } } : {}) }));
+}
+
+function blockType(mimeType) {
+  const top = mimeType.split("/")[0];
+  return top === "image" || top === "audio" || top === "video" ? top : "file";
+}
+
+/**
+ * For a chat model whose API takes no media in a tool message (OpenAI Chat Completions, ChatOpenAI
+ * without the Responses API: LangChain would drop the media or send it where OpenAI refuses it):
+ * messages with the media of each run of ToolMessages moved into one HumanMessage after the run
+ * (OpenAI wants every tool message of a turn first). A ToolMessage keeps its text and `note`.
+ * @param {import("@langchain/core/messages").BaseMessage[]} messages
+ * @param {{note?: string}} [opts] note: default "The content follows in the next message."
+ * @returns {import("@langchain/core/messages").BaseMessage[]}
+ */
+export function mediaAsHumanMessage(messages, opts = {}) {
+  const note = opts.note ?? "The content follows in the next message.";
+  const out = [];
+  let media = [];
+  const flush = () => {
+    // output_version v1: LangChain's OpenAI converter reads the blocks as standard content blocks.
+    if (media.length) out.push(new HumanMessage({ content: media, response_metadata: { output_version: "v1" } }));
+    media = [];
+  };
+  for (const m of messages) {
+    if (!ToolMessage.isInstance(m)) {
+      flush();
+      out.push(m);
+      continue;
+    }
+    const blocks = Array.isArray(m.content) ? m.content : [];
+    if (!blocks.some(isMedia)) {
+      out.push(m);
+      continue;
+    }
+    media.push(...blocks);
+    const text = [...blocks.filter((b) => b.type === "text").map((b) => b.text), note].join("\n");
+    out.push(new ToolMessage({ content: text, tool_call_id: m.tool_call_id, name: m.name, status: m.status, artifact: m.artifact }));
+  }
+  flush();
+  return out;
+}
+
+function isMedia(block) {
+  return block?.type !== "text" && (typeof block?.data === "string" || typeof block?.base64 === "string");
+}
