@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 	"github.com/agentworks/artifact-worker/routing"
 )
@@ -68,13 +69,18 @@ func TestEncodeResultError(t *testing.T) {
 
 // encodePreprocess must produce the same JSON document as json.Marshal of the result type.
 func TestEncodePreprocessMatchesJSONMarshal(t *testing.T) {
-	stats := contracts.PreprocessStats{ImagesReplaced: 2, BytesRemoved: 1234, TokensSavedEstimate: 56, CacheFailures: 1, PartsSkipped: 3}
-	for _, msgs := range []string{`[]`, `[["human","a <b> & \u2028"],{"role":"ai","content":[{"type":"text","text":"x"}]}]`, "[ {\"role\" : \"user\",\n \"content\": \"hi\" } ]"} {
-		got, err := encodePreprocess(json.RawMessage(msgs), stats)
+	stats := contracts.PreprocessStats{ImagesReplaced: 2, BytesRemoved: 1234, TokensSavedEstimate: 56, CacheFailures: 1, PartsSkipped: 3, FilesReplaced: 1, MediaDescribed: 1}
+	left := []contracts.LeftAlonePart{{Path: "messages[0].content[1]", Reason: "base64 data does not decode"}}
+	for i, msgs := range []string{`[]`, `[["human","a <b> & \u2028"],{"role":"ai","content":[{"type":"text","text":"x"}]}]`, "[ {\"role\" : \"user\",\n \"content\": \"hi\" } ]"} {
+		rep := historyimage.Report{Stats: stats}
+		if i == 1 {
+			rep.LeftAlone = left
+		}
+		got, err := encodePreprocess(json.RawMessage(msgs), rep)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := json.Marshal(contracts.PreprocessResult{Messages: json.RawMessage(msgs), Stats: stats})
+		want, _ := json.Marshal(contracts.PreprocessResult{Messages: json.RawMessage(msgs), Stats: stats, LeftAlone: rep.LeftAlone})
 		var g, w any
 		if err := json.Unmarshal(got, &g); err != nil {
 			t.Fatalf("invalid JSON: %v\n%s", err, got)

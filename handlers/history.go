@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -22,9 +23,20 @@ type HistoryImages interface {
 
 // Preprocess handles context.preprocess.
 type Preprocess struct {
-	Cache  historyimage.Putter
-	Logger *slog.Logger
+	Cache historyimage.Putter
+	// Capabilities (optional) answers for the request's service_id, as in GetArtifact.
+	Capabilities Capabilities
+	// KeepTurns is how many of the latest turns keep their media when the request does not say
+	// (the HISTORY_KEEP_TURNS setting); 0 means historyimage.DefaultKeepTurns.
+	KeepTurns int
+	// MaxPartBytes is the largest medium taken out of a context (MAX_ARTIFACT_BYTES); larger parts
+	// stay and are reported. 0: no limit.
+	MaxPartBytes int64
+	Logger       *slog.Logger
 }
+
+// maxKeepTurns bounds a request's keep_turns.
+const maxKeepTurns = 10000
 
 // Handle implements messaging.Handler.
 func (h *Preprocess) Handle(ctx context.Context, req messaging.Request) (any, error) {
@@ -35,10 +47,31 @@ func (h *Preprocess) Handle(ctx context.Context, req messaging.Request) (any, er
 	if len(r.Messages) == 0 {
 		return nil, invalid("messages", "messages is required")
 	}
-	if _, err := locale(r.Locale); err != nil {
+	loc, err := locale(r.Locale)
+	if err != nil {
 		return nil, err
 	}
-	out, stats, err := historyimage.Preprocess(ctx, r.Messages, h.Cache, h.Logger)
+	opts := historyimage.Options{KeepTurns: cmp.Or(h.KeepTurns, historyimage.DefaultKeepTurns), MaxPartBytes: h.MaxPartBytes, Logger: h.Logger}
+	if r.Dialect != "" {
+		if opts.Dialect, err = dialect(r.Dialect); err != nil {
+			return nil, err
+		}
+	}
+	if r.KeepTurns != nil {
+		if *r.KeepTurns < 0 || *r.KeepTurns > maxKeepTurns {
+			return nil, invalid("keep_turns", "keep_turns must be 0..%d, got %d", maxKeepTurns, *r.KeepTurns)
+		}
+		opts.KeepTurns = *r.KeepTurns
+	}
+	if caps, ok, err := h.target(r); err != nil {
+		return nil, err
+	} else if ok {
+		opts.Readable = func(kind string) bool { return caps.Has(capabilityFor(kind)) }
+		opts.Describe = func(d historyimage.Described) string {
+			return routing.DescribeHistoryMedia(loc, d.Placeholder, d.Filename, d.MIME, d.Size)
+		}
+	}
+	out, rep, err := historyimage.PreprocessWith(ctx, r.Messages, h.Cache, opts)
 	if err != nil {
 		var ic *historyimage.InvalidContextError
 		if errors.As(err, &ic) {
@@ -46,23 +79,51 @@ func (h *Preprocess) Handle(ctx context.Context, req messaging.Request) (any, er
 		}
 		return nil, err
 	}
-	return encodePreprocess(out, stats)
+	return encodePreprocess(out, rep)
+}
+
+// target is the capabilities of the model the context goes to: the explicit list, else the
+// registry's entry for service_id; ok is false when the request names neither.
+func (h *Preprocess) target(r contracts.PreprocessRequest) (routing.Capabilities, bool, error) {
+	switch {
+	case r.Capabilities != nil:
+		caps, err := explicitCapabilities(r.Capabilities)
+		return caps, err == nil, err
+	case r.ServiceID != "" && h.Capabilities != nil:
+		return routing.NewCapabilities(h.Capabilities.Capabilities(r.ServiceID)...), true, nil
+	}
+	return routing.Capabilities{}, false, nil
+}
+
+// capabilityFor is the capability a model needs to read media of a kind.
+func capabilityFor(kind string) string {
+	switch kind {
+	case contracts.BinaryImage:
+		return contracts.CapVision
+	case contracts.BinaryAudio:
+		return contracts.CapAudio
+	case contracts.BinaryVideo:
+		return contracts.CapVideo
+	}
+	return contracts.CapFile
 }
 
 // encodePreprocess writes a contracts.PreprocessResult around messages, the valid JSON Preprocess
 // returned: json.Marshal would validate and compact it again, a pass over every byte of the context
 // (the last human turn's images included).
-func encodePreprocess(messages json.RawMessage, stats contracts.PreprocessStats) (messaging.Encoded, error) {
-	st, err := json.Marshal(stats)
+func encodePreprocess(messages json.RawMessage, rep historyimage.Report) (messaging.Encoded, error) {
+	st, err := json.Marshal(struct {
+		Stats     contracts.PreprocessStats `json:"stats"`
+		LeftAlone []contracts.LeftAlonePart `json:"left_alone,omitempty"`
+	}{rep.Stats, rep.LeftAlone})
 	if err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
 	b := make([]byte, 0, len(messages)+len(st)+24)
 	b = append(b, `{"messages":`...)
 	b = append(b, messages...)
-	b = append(b, `,"stats":`...)
-	b = append(b, st...)
-	return append(b, '}'), nil
+	b = append(b, ',')
+	return append(b, st[1:]...), nil
 }
 
 // GetHistoryImage handles tool.get_history_image.

@@ -1,16 +1,23 @@
-// Package historyimage keeps old images out of conversation contexts: the worker's side of
-// context.preprocess and tool.get_history_image (seed 002, "history image processing").
+// Package historyimage keeps old media out of conversation contexts: the worker's side of
+// context.preprocess and tool.get_history_image (seed 002, "history image processing"),
+// extended to every dialect the worker assembles and to tool results.
 //
-// Every image a user ever sent is paid for again on every turn. Preprocess takes a context (a JSON
-// list of [role, content] pairs or {"role","content",...} objects), keeps the last human turn whole,
-// and in every older human turn replaces each image carrying inline base64 data by the text part
+// Every image or document a context carries is paid for again on every turn, and in an agent
+// session most of them arrive as tool results. PreprocessWith takes a context in a dialect's own
+// shape (OpenAI chat and Responses, Anthropic, Gemini, Bedrock Converse, LangChain; or any of
+// them), keeps the media of the latest turns (Options.KeepTurns) and of the latest person's
+// message, and in every older turn replaces each medium carrying inline base64 (in a person's
+// message, a tool result, or a follow-up message of the worker's assembly) by a text part
 //
-//	{"type":"text","text":"[Picture:history_{md5}]"}
+//	{"type":"text","text":"[Picture:history_{md5}]"}   ({"text":...} in Gemini and Bedrock,
+//	                                                    input_text in Responses; [File:...] for
+//	                                                    documents, audio and video)
 //
-// where md5 is the hex MD5 of the base64 text, after storing {data, mime_type} under that hash
-// through a Putter. The model can fetch any of them back by id with tool.get_history_image, which
-// NormalizeID and Cache.Get serve. The reply keeps the shape the context came in; every byte that is
-// not a replaced image part is kept as it was.
+// where md5 is the hex MD5 of the base64 text, after storing {data, mime_type, filename} under that
+// hash through a Putter. Media of a kind the target model cannot read (Options.Readable) is
+// replaced everywhere by a description that names the placeholder. The model can fetch any of
+// them back by id with tool.get_history_image, which NormalizeID and Cache.Get serve. The reply
+// keeps the shape the context came in; every byte that is not a replaced part is kept as it was.
 //
 // Cache is the Putter used in production: a JetStream KV bucket whose MaxAge is the TTL (two hours
 // by default; every Put rewrites the entry and so restarts the clock), with images too large for a
@@ -26,8 +33,9 @@
 //	ErrNotFound (errors.Is)           -> contracts.CodeImageNotFound,  message = Message(code, locale)
 //
 // All three are permanent. Other errors of Cache come from JetStream and are transient. A cache write
-// that fails during Preprocess is not an error: the image stays in the context and the failure is
-// counted in PreprocessStats.CacheFailures.
+// that fails during preprocessing is not an error: the medium stays in the context and the failure
+// is counted in PreprocessStats.CacheFailures. A part that is malformed or hostile is not an error
+// either: it stays and is listed in Report.LeftAlone.
 //
 // # Concurrency
 //

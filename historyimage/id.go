@@ -12,19 +12,25 @@ const (
 	maxIDLen = 32
 )
 
-// Placeholder returns the text that replaces an image in an older human turn:
+// Placeholder returns the text that replaces an image in an older turn:
 // "[Picture:history_{md5}]".
 func Placeholder(md5 string) string { return "[Picture:" + idPrefix + md5 + "]" }
 
+// FilePlaceholder returns the text that replaces a document, audio or video in an older turn:
+// "[File:history_{md5}]". tool.get_history_image fetches it back like an image.
+func FilePlaceholder(md5 string) string { return "[File:" + idPrefix + md5 + "]" }
+
 // NormalizeID turns what a model or a caller passes as an image id into the bare lower-case hex hash
 // used as cache key. It accepts "0123abcd...", "history_0123abcd..." and the whole placeholder
-// "[Picture:history_0123abcd...]", with surrounding spaces. The id must then be 8 to 32 hex digits
+// "[Picture:history_0123abcd...]" or "[File:history_0123abcd...]", with surrounding spaces. The id must then be 8 to 32 hex digits
 // (the seed rejects fewer than 8; more than 32 cannot be an MD5); anything else is ErrInvalidImageID.
 // Upper-case hex is accepted and lower-cased, since hashes are stored in lower case.
 func NormalizeID(s string) (string, error) {
 	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "[Picture:") && strings.HasSuffix(s, "]") {
-		s = s[len("[Picture:") : len(s)-1]
+	for _, open := range []string{"[Picture:", "[File:"} {
+		if strings.HasPrefix(s, open) && strings.HasSuffix(s, "]") {
+			s = s[len(open) : len(s)-1]
+		}
 	}
 	s = strings.TrimPrefix(s, idPrefix)
 	if len(s) < minIDLen || len(s) > maxIDLen {

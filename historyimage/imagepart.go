@@ -17,111 +17,14 @@ import (
 	"github.com/agentworks/artifact-worker/routing"
 )
 
-// inlineImage is an image part whose data is inline base64.
-type inlineImage struct {
-	// data is the base64 text exactly as it appears in the part (after JSON unescaping); it usually
-	// aliases the request and must not be modified.
-	data []byte
-	mime string
-}
-
-// partFields holds the members of a content part that matter here.
-type partFields struct {
-	typ, imageURL, source, sourceType, data, mimeType, base64, url, fileID, id span
-}
-
-// inlineImagePart classifies the content part at s. It returns ok=true with the image for an image
-// part carrying inline base64 data in one of the shapes this package rewrites:
-//
-//	OpenAI     {"type":"image_url","image_url":{"url":"data:image/png;base64,..."}} (or "image_url":"data:...")
-//	Anthropic  {"type":"image","source":{"type":"base64","media_type":"image/png","data":"..."}}
-//	LangChain  {"type":"image","source_type":"base64","data":"...","mime_type":"image/png"}
-//	LangChain  v1 {"type":"image","base64":"...","mime_type":"image/png"}
-//
-// Image parts that reference their data elsewhere (http(s) and other URLs, file ids, Anthropic url
-// and file sources) and parts of any other type give ok=false. An image part that should carry
-// data but does not, or whose data URL is not base64, is an *InvalidContextError at path. The base64
-// itself is checked by inspect, not here.
-func (b rawJSON) inlineImagePart(s span, path string) (img inlineImage, ok bool, err error) {
-	if b.kind(s) != '{' {
-		return img, false, nil // e.g. a bare string part: not an image
-	}
-	var f partFields
-	b.pick(s.start, member{"type", &f.typ}, member{"image_url", &f.imageURL}, member{"source", &f.source},
-		member{"source_type", &f.sourceType}, member{"data", &f.data}, member{"mime_type", &f.mimeType},
-		member{"base64", &f.base64}, member{"url", &f.url}, member{"file_id", &f.fileID}, member{"id", &f.id})
-	typ, _ := b.str(f.typ)
-	switch typ {
-	case "image_url":
-		return b.openAIImage(f, path)
-	case "image":
-		switch {
-		case f.source.ok():
-			return b.anthropicImage(f.source, path+".source")
-		case f.sourceType.ok():
-			st, _ := b.str(f.sourceType)
-			if st != "base64" {
-				return img, false, nil // url, id, ...: data lives elsewhere
-			}
-			return b.base64Field(f.data, f.mimeType, path, "data")
-		case f.base64.ok():
-			return b.base64Field(f.base64, f.mimeType, path, "base64")
-		case f.url.ok() || f.fileID.ok() || f.id.ok():
-			return img, false, nil
-		default:
-			return img, false, invalid(path + ": image part has no data (no source, source_type, base64, url or file_id)")
-		}
-	}
-	return img, false, nil
-}
-
-func (b rawJSON) openAIImage(f partFields, path string) (inlineImage, bool, error) {
-	u := f.imageURL
-	path += ".image_url"
-	if u.ok() && b.kind(u) == '{' {
-		var url span
-		b.pick(u.start, member{"url", &url})
-		u, path = url, path+".url"
-	}
-	raw, isStr := b.strBytes(u)
-	if !isStr || len(raw) == 0 {
-		return inlineImage{}, false, invalid(path + ": image part has no url")
-	}
-	if !hasPrefixFold(raw, "data:") {
-		return inlineImage{}, false, nil // http(s) or another reference: left alone
-	}
-	return parseDataURL(raw, path)
-}
-
-func (b rawJSON) anthropicImage(src span, path string) (inlineImage, bool, error) {
-	if b.kind(src) != '{' {
-		return inlineImage{}, false, invalid(path + ": image source is not an object")
-	}
-	var typ, data, media span
-	b.pick(src.start, member{"type", &typ}, member{"data", &data}, member{"media_type", &media})
-	if t, _ := b.str(typ); t != "base64" {
-		return inlineImage{}, false, nil // url, file, text: not inline base64
-	}
-	return b.base64Field(data, media, path, "data")
-}
-
-// base64Field reads a bare base64 data field and its mime type field.
-func (b rawJSON) base64Field(data, mime span, path, name string) (inlineImage, bool, error) {
-	raw, isStr := b.strBytes(data)
-	if !isStr || len(raw) == 0 {
-		return inlineImage{}, false, invalid(path + ": image part has no " + name)
-	}
-	m, _ := b.str(mime)
-	return inlineImage{data: raw, mime: m}, true, nil
-}
-
-// parseDataURL splits "data:[<mediatype>][;param]*;base64,<data>". A data URL without the base64
-// flag carries percent-encoded text, which is not an image this package can move.
-func parseDataURL(u []byte, path string) (inlineImage, bool, error) {
+// parseDataURL splits "data:[<mediatype>][;param]*;base64,<data>" into the base64 data and the
+// media type. A data URL without the base64 flag carries percent-encoded text, which is not media
+// this package can move: why says what is wrong.
+func parseDataURL(u []byte) (data []byte, mime, why string) {
 	rest := u[len("data:"):]
 	comma := bytes.IndexByte(rest, ',')
 	if comma < 0 {
-		return inlineImage{}, false, invalid(path + ": data URL has no comma")
+		return nil, "", "data URL has no comma"
 	}
 	header, data := rest[:comma], rest[comma+1:]
 	params := bytes.Split(header, []byte(";"))
@@ -132,12 +35,12 @@ func parseDataURL(u []byte, path string) (inlineImage, bool, error) {
 		}
 	}
 	if !isBase64 {
-		return inlineImage{}, false, invalid(path + ": data URL is not base64")
+		return nil, "", "data URL is not base64"
 	}
 	if len(data) == 0 {
-		return inlineImage{}, false, invalid(path + ": data URL has no data")
+		return nil, "", "data URL has no data"
 	}
-	return inlineImage{data: data, mime: string(bytes.TrimSpace(params[0]))}, true, nil
+	return data, string(bytes.TrimSpace(params[0])), ""
 }
 
 func hasPrefixFold(b []byte, prefix string) bool {

@@ -1,6 +1,7 @@
 package historyimage
 
 import (
+	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/base64"
@@ -9,17 +10,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/rawjson"
 )
 
-// Image is a cached history image: the base64 text exactly as it appeared in the context (its MD5 is
-// the image id) and its media type.
+// Image is a cached history medium (an image, or a document, audio or video: the name stays from
+// the time it held images only): the base64 text exactly as it appeared in the context (its MD5 is
+// the id), the media type its bytes were detected as, and the filename the part gave, if any.
 type Image struct {
 	Data     string `json:"data"`
 	MimeType string `json:"mime_type"`
+	Filename string `json:"filename,omitempty"`
 }
 
 // Size is the number of bytes Data decodes to. Data is standard base64 (CR and LF ignored), as
@@ -42,313 +45,411 @@ type Putter interface {
 	Put(ctx context.Context, md5 string, img Image) error
 }
 
-// Preprocess moves the inline images of older human turns out of a conversation context.
+// DefaultKeepTurns is how many of the latest turns keep their media by default: the latest one.
+const DefaultKeepTurns = 1
+
+// Options configures PreprocessWith. The zero value is Preprocess's: any dialect's shapes, the
+// latest turn keeps its media... except that KeepTurns 0 keeps none; use DefaultKeepTurns.
+type Options struct {
+	// Dialect is the shape the context must have: one of contracts.Dialects, or "" for any of
+	// them (and the [role, content] pairs and objects context.preprocess has always taken). A
+	// context not in that shape is an *InvalidContextError naming the place.
+	Dialect string
+	// KeepTurns is how many of the latest turns keep their media (0: none). A turn is what one
+	// model call adds to the context: a person's message, or the tool results and follow-up
+	// messages after a model message. The latest person's message keeps its media too when
+	// KeepTurns is at least 1.
+	KeepTurns int
+	// Readable reports whether the model that will read the context takes media of a kind
+	// (contracts.BinaryImage, BinaryDocument, BinaryAudio, BinaryVideo). Nil: every kind. Media of
+	// a kind it does not take is replaced wherever it is, the latest turn included, by Describe's
+	// text, and cached so that a model that can read it may fetch it back.
+	Readable func(kind string) bool
+	// Describe writes the text that replaces media the model cannot read; nil gives the
+	// placeholder alone.
+	Describe func(Described) string
+	// MaxPartBytes is the largest medium, in decoded bytes, that is taken out (0: no limit); a
+	// larger part stays where it is and is reported.
+	MaxPartBytes int64
+	Logger       *slog.Logger
+}
+
+// Described is a medium the model cannot read, for Options.Describe.
+type Described struct {
+	// Placeholder is what fetches it back: [Picture:history_{md5}] or [File:history_{md5}].
+	Placeholder string
+	Filename    string // as the part named it; "" when it did not
+	MIME        string // detected from its bytes
+	Kind        string // contracts.BinaryImage, ...
+	Size        int64  // decoded bytes
+}
+
+// Report is what PreprocessWith did besides the rewrite.
+type Report struct {
+	Stats contracts.PreprocessStats
+	// LeftAlone lists the parts left as they were although they were looked at: malformed, a
+	// declared type the bytes contradict, an unknown part type, over MaxPartBytes.
+	LeftAlone []contracts.LeftAlonePart
+}
+
+// Preprocess is PreprocessWith with the options context.preprocess has always had: any dialect,
+// the latest turn keeps its media, every kind readable, no size limit.
+func Preprocess(ctx context.Context, messages json.RawMessage, cache Putter, logger *slog.Logger) (json.RawMessage, contracts.PreprocessStats, error) {
+	out, rep, err := PreprocessWith(ctx, messages, cache, Options{KeepTurns: DefaultKeepTurns, Logger: logger})
+	return out, rep.Stats, err
+}
+
+// PreprocessWith moves inline media out of the older turns of a conversation context.
 //
-// messages is a JSON list of messages, each either a [role, content] pair (LangChain style) or an
-// object with a "role" (all its other members are kept). Roles "human" and "user" are human turns,
-// except a user message whose content is only Anthropic tool_result blocks: that is a tool's answer,
-// not a turn of the person, and is left alone like tool messages. Content is a string or a list of
-// parts.
+// messages is a JSON list of messages in the shape of opts.Dialect (see Options.Dialect): [role,
+// content] pairs, objects with a role and content (OpenAI chat, Anthropic, Bedrock Converse,
+// LangChain dicts), OpenAI Responses input items, Gemini contents with parts. Media is found in
+// the content of person's messages, the worker's own follow-up messages (see routing.Assemble), and
+// tool results: tool messages, Anthropic tool_result content, Responses function_call_output
+// output, Gemini functionResponse parts, Bedrock toolResult content (see classify for every part
+// shape). Model and system messages keep their media unless the model cannot read it.
 //
-// In every human turn but the last, each image part carrying inline base64 data (OpenAI image_url
-// with a data: URL, Anthropic base64 source, LangChain base64 blocks; see inlineImagePart) whose
-// bytes are an image (routing.Detect on the decoded bytes, the detector of tool.get_artifact; the
-// part's label is not believed) is stored through cache under the hex MD5 of its base64 text, with
-// the detected MIME type, and replaced by the text part
-// {"type":"text","text":"[Picture:history_{md5}]"}. An image part of those turns that is malformed
-// (no data, a data URL that is not base64, base64 that does not decode) or whose bytes are not an
-// image stays byte for byte as it came and is counted in stats.PartsSkipped (logged at Debug with
-// its path and reason), as design document 002 passes such parts through. An image met several times is written once per
-// call and gets the same placeholder each time. Everything else stays byte for byte as it came:
-// other parts, other members, whitespace, key order, the last human turn, non-human messages, image
-// references (http(s) URLs, file ids) and existing placeholders. The result may alias messages when
-// nothing was replaced.
+// In every turn older than the latest opts.KeepTurns (and not the latest person's message), each
+// media part carrying inline base64 whose bytes are media (routing.Detect on the decoded bytes, as
+// tool.get_artifact detects) of the kind the part declares is stored through cache under the hex
+// MD5 of its base64 text, with the detected MIME type, and replaced by a text part of the same API
+// family ({"type":"text"}, {"type":"input_text"} or {"text"}) holding "[Picture:history_{md5}]"
+// for an image and "[File:history_{md5}]" for other media. Inside a Gemini functionResponse, whose
+// parts take no text, the part is removed from functionResponse.parts and the text part follows
+// the functionResponse part in the same content: the functionResponse keeps its name, id and
+// response. A tool_result keeps its tool_use_id, a toolResult its toolUseId: only parts change.
 //
-// A failed cache write leaves that image in place: it is logged (at Warn, with image_md5 and the
-// error) and counted per image part in stats.CacheFailures; nothing is lost. If ctx ends, the error
-// wraps ctx.Err() instead.
+// Media whose kind opts.Readable rejects is replaced, wherever it is, by opts.Describe's text.
 //
-// Errors: *InvalidContextError (use errors.As) for a context that is not a list of messages (not a
-// JSON list, a message that is neither a [role, content] pair nor an object with a string role, a
-// human turn whose content is neither a string nor a list); ctx.Err(), wrapped, when the context is
-// cancelled. One bad part never rejects the context.
+// A part that is malformed (no data, a data URL that is not base64, base64 that does not decode), whose bytes are
+// not media or not of the declared kind (image/png bytes that are a PDF; within a kind the bytes
+// decide the type: a PNG labelled image/jpeg is cached as image/png), of an unknown type, or
+// larger than opts.MaxPartBytes stays byte for byte as it came and is listed in LeftAlone with its
+// path and why (and counted in Stats.PartsSkipped). Everything else stays byte for byte as it
+// came: other parts, other members, whitespace, key order, references (URLs, file ids) and existing
+// placeholders. A medium met several times is written once per call and gets the same placeholder
+// each time. The result may alias messages when nothing was replaced.
+//
+// A failed cache write leaves that part in place (a medium the model cannot read is described all
+// the same): it is logged at Warn with image_md5 and counted in Stats.CacheFailures. If ctx ends,
+// the error wraps ctx.Err().
+//
+// Errors: *InvalidContextError (errors.As) for a context not in the dialect's shape; ctx.Err(),
+// wrapped. One bad part never rejects the context.
 //
 // Memory: the input is validated and walked in place (no decoded copy of the document), base64 is
-// checked through a streaming decoder (no decoded copy of an image), and the output is written into
-// one buffer of exactly the right size. Besides that buffer, each distinct image that is cached is
-// copied once, for the duration of its Put, into the string Image.Data.
+// checked through a streaming decoder (no decoded copy of a medium), and the output is written
+// into one buffer of exactly the right size. Besides that buffer, each distinct medium that is
+// cached is copied once, for the duration of its Put, into the string Image.Data.
 //
-// cache must not be nil; logger may be nil. Preprocess is safe for concurrent use if cache is.
-func Preprocess(ctx context.Context, messages json.RawMessage, cache Putter, logger *slog.Logger) (json.RawMessage, contracts.PreprocessStats, error) {
-	var stats contracts.PreprocessStats
+// cache must not be nil. PreprocessWith is safe for concurrent use if cache is.
+func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter, opts Options) (json.RawMessage, Report, error) {
+	var rep Report
 	if err := ctx.Err(); err != nil {
-		return nil, stats, fmt.Errorf("historyimage: preprocess: %w", err)
+		return nil, rep, fmt.Errorf("historyimage: preprocess: %w", err)
 	}
+	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	doc := rawJSON(messages)
 	if err := checkList(doc); err != nil {
-		return nil, stats, err
+		return nil, rep, err
 	}
-	msgs, err := doc.messages()
+	msgs, err := doc.messages(opts.Dialect)
 	if err != nil {
-		return nil, stats, err
+		return nil, rep, err
 	}
-	last := -1
+	latest, lastHuman := 0, -1
 	for i := range msgs {
+		latest = max(latest, msgs[i].turn)
 		if msgs[i].human {
-			last = i
+			lastHuman = i
 		}
 	}
 
-	// Collect the inline images of the older human turns whose bytes are an image; every other
-	// image part stays as it is and is counted.
-	seen := map[string]*found{}
-	var cands []candidate
+	w := walk{doc: doc, opts: opts, seen: map[string]*found{}, ctx: ctx, logger: logger, rep: &rep}
 	for i := range msgs {
 		m := &msgs[i]
-		if !m.human || i == last || !m.content.ok() || doc.kind(m.content) != '[' {
+		older := m.role != roleModel && m.role != roleSystem && m.turn <= latest-opts.KeepTurns &&
+			!(i == lastHuman && opts.KeepTurns >= 1)
+		if !older && opts.Readable == nil {
 			continue
 		}
-		_ = doc.elems(m.content.start, func(k, start, end int) error {
-			path := fmt.Sprintf("%s[%d]", m.path, k)
-			img, ok, err := doc.inlineImagePart(span{start, end}, path)
-			if err != nil {
-				skip(ctx, logger, &stats, err.Error())
-				return nil
-			}
-			if !ok {
-				return nil
-			}
-			sum := md5.Sum(img.data)
-			id := hex.EncodeToString(sum[:])
-			f := seen[id]
-			if f == nil {
-				info, err := inspect(img.data)
-				f = &found{img: img, info: info, bad: err}
-				if err == nil && info.kind != contracts.BinaryImage {
-					f.bad = fmt.Errorf("its data is not an image (detected %s)", info.mime)
-				}
-				f.img.mime = info.mime // what the bytes are, whatever the part said
-				seen[id] = f
-			}
-			if f.bad != nil {
-				skip(ctx, logger, &stats, fmt.Sprintf("%s: %v", path, f.bad))
-				return nil
-			}
-			cands = append(cands, candidate{part: span{start, end}, md5: id, found: f})
-			return nil
-		})
+		for _, l := range m.lists {
+			w.list(l.s, l.path, older, nil, 0)
+		}
 	}
 
-	// Store each distinct image once, in the order met.
-	for _, c := range cands {
+	// Store each distinct medium once, in the order met.
+	for _, c := range w.cands {
 		f := c.found
 		if f.tried {
 			continue
 		}
 		f.tried = true
-		err := cache.Put(ctx, c.md5, Image{Data: string(f.img.data), MimeType: f.img.mime})
+		err := cache.Put(ctx, c.md5, Image{Data: string(f.part.data), MimeType: f.info.mime, Filename: f.part.filename})
 		if err == nil {
 			f.stored = true
 			continue
 		}
 		if ctx.Err() != nil {
-			return nil, stats, fmt.Errorf("historyimage: preprocess: storing image %s: %w", c.md5, ctx.Err())
+			return nil, rep, fmt.Errorf("historyimage: preprocess: storing %s: %w", c.md5, ctx.Err())
 		}
 		logger.WarnContext(ctx, "history image cache write failed; image left in context",
 			slog.String("image_md5", c.md5), slog.Any("error", err))
 	}
 
-	size := len(doc)
-	for _, c := range cands {
-		if !c.found.stored {
-			stats.CacheFailures++
-			continue
-		}
-		stats.ImagesReplaced++
-		stats.BytesRemoved += int64(len(c.found.img.data))
-		stats.TokensSavedEstimate += tokensSaved(c.found.info.width, c.found.info.height)
-		size += placeholderPartLen - (c.part.end - c.part.start)
+	edits := w.edits()
+	if len(edits) == 0 {
+		return messages, rep, nil
 	}
-	if stats.ImagesReplaced == 0 {
-		return messages, stats, nil
+	size := len(doc)
+	for _, e := range edits {
+		size += len(e.text) - (e.end - e.start)
 	}
 	out := make([]byte, 0, size)
 	prev := 0
-	for _, c := range cands {
-		if !c.found.stored {
-			continue
-		}
-		out = append(out, doc[prev:c.part.start]...)
-		out = appendPlaceholderPart(out, c.md5)
-		prev = c.part.end
+	for _, e := range edits {
+		out = append(out, doc[prev:e.start]...)
+		out = append(out, e.text...)
+		prev = e.end
 	}
 	out = append(out, doc[prev:]...)
-	return out, stats, nil
+	return out, rep, nil
 }
 
-// found is one distinct image of a request.
+// found is one distinct medium of a request.
 type found struct {
-	img    inlineImage
+	part   mediaPart
 	info   imageInfo
-	bad    error // why its data is not an image that can be cached
-	tried  bool  // Put was called
-	stored bool  // Put succeeded
+	bad    string // why it cannot be taken out, "" when it can
+	tried  bool   // Put was called
+	stored bool   // Put succeeded
 }
 
-// skip counts an image part left in place because it is malformed or not an image.
-func skip(ctx context.Context, logger *slog.Logger, stats *contracts.PreprocessStats, why string) {
-	stats.PartsSkipped++
-	logger.DebugContext(ctx, "history image part left in context", slog.String("reason", why))
-}
-
-// candidate is an occurrence of an image in an older human turn.
+// candidate is an occurrence of a medium to replace.
 type candidate struct {
-	part  span
-	md5   string
-	found *found
+	part     span
+	path     string
+	md5      string
+	found    *found
+	shape    textShape
+	describe bool     // the model cannot read it: described, not only a placeholder
+	group    *frGroup // set inside a Gemini functionResponse
+	elem     int      // its index in group.elems
 }
 
-const (
-	placeholderPartStart = `{"type":"text","text":"`
-	placeholderPartEnd   = `"}`
-	placeholderPartLen   = len(placeholderPartStart) + len("[Picture:history_]") + 2*md5.Size + len(placeholderPartEnd)
-)
-
-func appendPlaceholderPart(b []byte, md5 string) []byte {
-	b = append(b, placeholderPartStart...)
-	b = append(b, Placeholder(md5)...)
-	return append(b, placeholderPartEnd...)
+// frGroup is the parts list of a Gemini functionResponse some of whose parts are candidates.
+type frGroup struct {
+	list   span   // functionResponse.parts
+	elems  []span // its elements
+	after  int    // the end of the part holding the functionResponse: where text parts go
+	texts  [][]byte
+	gone   []bool // elements replaced
+	edited bool
 }
 
-// message is one message of the context, located in the document.
-type message struct {
-	role    string
-	content span   // absent when an object has no content
-	path    string // JSON path of the content, for errors
-	human   bool
+// walk collects the candidates of a context.
+type walk struct {
+	doc    rawJSON
+	opts   Options
+	seen   map[string]*found
+	cands  []candidate
+	ctx    context.Context
+	logger *slog.Logger
+	rep    *Report
 }
 
-// checkList reports an *InvalidContextError unless doc is a valid JSON list.
-func checkList(doc rawJSON) error {
-	if !rawjson.Valid(doc) {
-		var sink struct{}
-		// Valid JSON was ruled out, so Unmarshal stops at its syntax check and only reports why.
-		if err := json.Unmarshal(doc, &sink); err != nil {
-			return invalid("messages is not valid JSON: " + err.Error())
+// list scans the parts list at s. older is set in turns whose media goes; group is set inside
+// a Gemini functionResponse; depth counts tool results entered.
+func (w *walk) list(s span, path string, older bool, group *frGroup, depth int) {
+	_ = w.doc.elems(s.start, func(k, start, end int) error {
+		part := span{start, end}
+		p := w.doc.classify(part, fmt.Sprintf("%s[%d]", path, k))
+		switch p.class {
+		case partMedia:
+			w.media(part, fmt.Sprintf("%s[%d]", path, k), p.media, older, group, k)
+		case partBad, partUnknown:
+			w.leave(fmt.Sprintf("%s[%d]", path, k), p.reason)
+		case partToolResult:
+			if p.nested.ok() && depth == 0 {
+				w.list(p.nested, p.nestedPath, older, nil, depth+1)
+			}
+		case partFuncResp:
+			if p.nested.ok() && depth == 0 && group == nil {
+				g := &frGroup{list: p.nested, after: end}
+				_ = w.doc.elems(p.nested.start, func(_, start, end int) error {
+					g.elems = append(g.elems, span{start, end})
+					return nil
+				})
+				g.texts, g.gone = make([][]byte, len(g.elems)), make([]bool, len(g.elems))
+				w.list(p.nested, p.nestedPath, older, g, depth+1)
+			}
 		}
-		return invalid("messages is not valid JSON")
-	}
-	i := doc.skipSpace(0)
-	if doc[i] != '[' {
-		return invalid("messages is not a JSON list, got " + kindName(doc[i]))
-	}
-	return nil
-}
-
-// messages locates every message of the list and checks its shape.
-func (b rawJSON) messages() ([]message, error) {
-	var msgs []message
-	err := b.elems(b.skipSpace(0), func(n, start, end int) error {
-		m, err := b.message(n, span{start, end})
-		if err != nil {
-			return err
-		}
-		msgs = append(msgs, m)
 		return nil
 	})
-	return msgs, err
 }
 
-func (b rawJSON) message(n int, s span) (message, error) {
-	var m message
-	var role span
-	switch b.kind(s) {
-	case '[':
-		var items []span
-		_ = b.elems(s.start, func(_, start, end int) error {
-			items = append(items, span{start, end})
-			return nil
-		})
-		if len(items) != 2 {
-			return m, invalid(fmt.Sprintf("messages[%d] is a [role, content] pair with %d elements, want 2", n, len(items)))
-		}
-		role, m.content = items[0], items[1]
-		m.path = fmt.Sprintf("messages[%d][1]", n)
-		var ok bool
-		if m.role, ok = b.str(role); !ok {
-			return m, invalid(fmt.Sprintf("messages[%d][0]: role is %s, want a string", n, kindName(b.kind(role))))
-		}
-	case '{':
-		b.pick(s.start, member{"role", &role}, member{"content", &m.content})
-		if !role.ok() {
-			return m, invalid(fmt.Sprintf("messages[%d] is an object without a role", n))
-		}
-		m.path = fmt.Sprintf("messages[%d].content", n)
-		var ok bool
-		if m.role, ok = b.str(role); !ok {
-			return m, invalid(fmt.Sprintf("messages[%d].role is %s, want a string", n, kindName(b.kind(role))))
-		}
-	default:
-		return m, invalid(fmt.Sprintf("messages[%d] is %s, neither a [role, content] pair nor an object with a role", n, kindName(b.kind(s))))
+// media decides what becomes of one media part.
+func (w *walk) media(part span, path string, mp mediaPart, older bool, group *frGroup, elem int) {
+	readable := func(kind string) bool { return w.opts.Readable == nil || w.opts.Readable(kind) }
+	if !older && mp.kind != "" && readable(mp.kind) {
+		return // kept, and the model reads its kind: not even decoded
 	}
-	if m.role != "human" && m.role != "user" {
-		return m, nil
+	if max := w.opts.MaxPartBytes; max > 0 && int64(decodedLen(mp.data)) > max {
+		w.leave(path, fmt.Sprintf("%d bytes, over the limit of %d", decodedLen(mp.data), max))
+		return
 	}
-	if m.content.ok() {
-		switch b.kind(m.content) {
-		case '"', 'n':
-		case '[':
-			if b.onlyToolResults(m.content) {
-				return m, nil
+	sum := md5.Sum(mp.data)
+	id := hex.EncodeToString(sum[:])
+	f := w.seen[id]
+	if f == nil {
+		f = &found{part: mp}
+		info, err := inspect(mp.data)
+		f.info = info
+		switch {
+		case err != nil:
+			f.bad = err.Error()
+		case !isMedia(info.kind) && mp.kind == contracts.BinaryImage:
+			f.bad = fmt.Sprintf("its data is not an image (detected %s)", info.mime)
+		case !isMedia(info.kind):
+			f.bad = fmt.Sprintf("its data is not media (detected %s)", info.mime)
+		case mp.kind != "" && mp.kind != info.kind:
+			f.bad = fmt.Sprintf("declared %s, but its bytes are %s", declared(mp), info.mime)
+		}
+		w.seen[id] = f
+	}
+	if f.bad != "" {
+		w.leave(path, f.bad)
+		return
+	}
+	describe := !readable(f.info.kind)
+	if !older && !describe {
+		return
+	}
+	w.cands = append(w.cands, candidate{part: part, path: path, md5: id, found: f, shape: mp.shape, describe: describe, group: group, elem: elem})
+}
+
+func isMedia(kind string) bool {
+	switch kind {
+	case contracts.BinaryImage, contracts.BinaryDocument, contracts.BinaryAudio, contracts.BinaryVideo:
+		return true
+	}
+	return false
+}
+
+func declared(mp mediaPart) string {
+	if mp.mime != "" {
+		return mp.mime
+	}
+	return "a part of kind " + mp.kind
+}
+
+// leave reports a part left as it was.
+func (w *walk) leave(path, why string) {
+	w.rep.Stats.PartsSkipped++
+	w.rep.LeftAlone = append(w.rep.LeftAlone, contracts.LeftAlonePart{Path: path, Reason: why})
+	w.logger.DebugContext(w.ctx, "history image part left in context", slog.String("path", path), slog.String("reason", why))
+}
+
+// edit replaces doc[start:end] by text.
+type edit struct {
+	start, end int
+	text       []byte
+}
+
+// edits turns the candidates whose medium was stored (or that are described) into edits, in
+// document order, and counts them.
+func (w *walk) edits() []edit {
+	st := &w.rep.Stats
+	var out []edit
+	for i := range w.cands {
+		c := &w.cands[i]
+		f := c.found
+		if !f.stored {
+			st.CacheFailures++
+			if !c.describe {
+				continue
 			}
-		default:
-			return m, invalid(fmt.Sprintf("%s is %s, want a string or a list of parts", m.path, kindName(b.kind(m.content))))
 		}
-	}
-	m.human = true
-	return m, nil
-}
-
-// onlyToolResults reports whether the list at s is non-empty and holds only Anthropic tool_result
-// blocks: the user message that carries a tool's answer back to Claude.
-func (b rawJSON) onlyToolResults(s span) bool {
-	n, all := 0, true
-	_ = b.elems(s.start, func(_, start, end int) error {
-		n++
-		if b.kind(span{start, end}) != '{' {
-			all = false
-			return nil
-		}
-		isResult := false
-		_ = b.fields(start, func(key []byte, start, end int) error {
-			if keyIs(key, "type") {
-				t, _ := b.str(span{start, end})
-				isResult = t == "tool_result"
+		text := w.text(c)
+		if f.info.kind == contracts.BinaryImage {
+			st.ImagesReplaced++
+			if !c.describe {
+				st.TokensSavedEstimate += tokensSaved(f.info.width, f.info.height)
 			}
-			return nil
-		})
-		all = all && isResult
-		return nil
-	})
-	return n > 0 && all
+		} else {
+			st.FilesReplaced++
+		}
+		if c.describe {
+			st.MediaDescribed++
+		}
+		st.BytesRemoved += int64(len(f.part.data))
+		if g := c.group; g != nil {
+			g.texts[c.elem], g.gone[c.elem] = text, true
+			continue
+		}
+		out = append(out, edit{c.part.start, c.part.end, textPart(c.shape, text)})
+	}
+	// A functionResponse's parts are rewritten whole, and the texts follow its part.
+	for i := range w.cands {
+		g := w.cands[i].group
+		if g == nil || g.edited {
+			continue
+		}
+		g.edited = true
+		list := []byte{'['}
+		var texts []byte
+		for k, e := range g.elems {
+			if g.gone[k] {
+				texts = append(texts, ',')
+				texts = append(texts, textPart(bareText, g.texts[k])...)
+				continue
+			}
+			if len(list) > 1 {
+				list = append(list, ',')
+			}
+			list = append(list, w.doc[e.start:e.end]...)
+		}
+		if texts == nil {
+			continue
+		}
+		list = append(list, ']')
+		out = append(out, edit{g.list.start, g.list.end, list}, edit{g.after, g.after, texts})
+	}
+	slices.SortStableFunc(out, func(a, b edit) int { return cmp.Compare(a.start, b.start) })
+	return out
 }
 
-func kindName(c byte) string {
-	switch c {
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "a list"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		return "a number"
+// text is the JSON string that replaces the candidate's medium.
+func (w *walk) text(c *candidate) []byte {
+	f := c.found
+	ph := Placeholder(c.md5)
+	if f.info.kind != contracts.BinaryImage {
+		ph = FilePlaceholder(c.md5)
 	}
+	s := ph
+	if c.describe && w.opts.Describe != nil {
+		s = w.opts.Describe(Described{Placeholder: ph, Filename: f.part.filename, MIME: f.info.mime, Kind: f.info.kind, Size: int64(decodedLen(f.part.data))})
+	}
+	b, _ := json.Marshal(s) // a string always encodes
+	return b
+}
+
+// textPart is the text part of a shape around the JSON string text.
+func textPart(shape textShape, text []byte) []byte {
+	var prefix string
+	switch shape {
+	case inputText:
+		prefix = `{"type":"input_text","text":`
+	case bareText:
+		prefix = `{"text":`
+	default:
+		prefix = `{"type":"text","text":`
+	}
+	b := make([]byte, 0, len(prefix)+len(text)+1)
+	b = append(b, prefix...)
+	b = append(b, text...)
+	return append(b, '}')
 }

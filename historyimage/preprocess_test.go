@@ -148,12 +148,19 @@ func TestPreprocessEdgeCases(t *testing.T) {
 				`{"type":"image","file_id":"file-123"},{"type":"image","source":{"type":"file","file_id":"file_abc"}}]],["ai","x"],["human","last"]]`,
 		},
 		{
-			name: "assistant, system and tool messages are untouched",
+			name: "assistant and system messages are untouched; an older tool message is not",
 			in: `[{"role":"system","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,$A"}}]},` +
 				`{"role":"user","content":"one"},` +
 				`{"role":"assistant","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"$B"}}]},` +
 				`{"role":"tool","tool_call_id":"c1","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,$C"}}]},` +
 				`{"role":"user","content":"two"}]`,
+			want: `[{"role":"system","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,$A"}}]},` +
+				`{"role":"user","content":"one"},` +
+				`{"role":"assistant","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"$B"}}]},` +
+				`{"role":"tool","tool_call_id":"c1","content":[$PC]},` +
+				`{"role":"user","content":"two"}]`,
+			stats: contracts.PreprocessStats{ImagesReplaced: 1, BytesRemoved: int64(len(imgC)), TokensSavedEstimate: 1085},
+			puts:  1,
 		},
 		{
 			name:  "a failed cache write leaves the image in place",
@@ -333,16 +340,16 @@ func TestPreprocessLeavesBadPartsInPlace(t *testing.T) {
 		{"base64 that does not decode", `[["human",[{"type":"text","text":"t"},{"type":"image_url","image_url":{"url":"data:image/png;base64,!!!!"}}]]` + older, 1, "base64 data does not decode"},
 		{"base64 without padding", `[["human",[{"type":"image","source_type":"base64","data":"QUJDRA","mime_type":"image/png"}]]` + older, 1, "base64 data does not decode"},
 		{"base64 with spaces", `[["human",[{"type":"image","base64":"QUJD RA==","mime_type":"image/png"}]]` + older, 1, "base64 data does not decode"},
-		{"image_url without url", `[["human",[{"type":"image_url","image_url":{"detail":"high"}}]]` + older, 1, "messages[0][1][1].image_url.url: image part has no url"},
-		{"image_url that is null", `[["human",[{"type":"image_url","image_url":null}]]` + older, 1, "image part has no url"},
-		{"Anthropic base64 source without data", `[["human",[{"type":"image","source":{"type":"base64","media_type":"image/png"}}]]` + older, 1, "messages[0][1][1].source: image part has no data"},
-		{"LangChain base64 block without data", `[["human",[{"type":"image","source_type":"base64","mime_type":"image/png"}]]` + older, 1, "image part has no data"},
-		{"image block with nothing", `[["human",[{"type":"image"}]]` + older, 1, "image part has no data"},
-		{"Anthropic source that is a string", `[["human",[{"type":"image","source":"x"}]]` + older, 1, "image source is not an object"},
+		{"image_url without url", `[["human",[{"type":"image_url","image_url":{"detail":"high"}}]]` + older, 1, "messages[0][1][1].image_url.url: media part has no URL or data"},
+		{"image_url that is null", `[["human",[{"type":"image_url","image_url":null}]]` + older, 1, "messages[0][1][1].image_url: media part has no URL or data"},
+		{"Anthropic base64 source without data", `[["human",[{"type":"image","source":{"type":"base64","media_type":"image/png"}}]]` + older, 1, "messages[0][1][1].source.data: media part has no data"},
+		{"LangChain base64 block without data", `[["human",[{"type":"image","source_type":"base64","mime_type":"image/png"}]]` + older, 1, "messages[0][1][1].data: media part has no data"},
+		{"image block with nothing", `[["human",[{"type":"image"}]]` + older, 1, "media part has no data (no source, source_type, base64, url or file_id)"},
+		{"Anthropic source that is a string", `[["human",[{"type":"image","source":"x"}]]` + older, 1, "messages[0][1][1].source: source is not an object"},
 		{"bad parts of the last human turn are not looked at", `[["human",[{"type":"text","text":"t"}]],["ai","x"],["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@@"}}]]]`, 0, ""},
-		{"a PDF labelled image/png", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + notImage + `"}}]]` + older, 1, "not an image (detected application/pdf)"},
+		{"a PDF labelled image/png", `[["human",[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + notImage + `"}}]]` + older, 1, "declared image/png, but its bytes are application/pdf"},
 		{"text labelled image/webp", `[["human",[{"type":"image","source_type":"base64","data":"` + imgD + `","mime_type":"image/webp"}]]` + older, 1, "not an image"},
-		{"the same bad image twice", `[["human",[{"type":"image","base64":"` + notImage + `"},{"type":"image","base64":"` + notImage + `"}]]` + older, 2, "not an image"},
+		{"the same bad image twice", `[["human",[{"type":"image","base64":"` + notImage + `"},{"type":"image","base64":"` + notImage + `"}]]` + older, 2, "declared a part of kind image, but its bytes are application/pdf"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

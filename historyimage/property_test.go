@@ -12,8 +12,9 @@ import (
 )
 
 // TestPreprocessProperties checks Preprocess against an independent model on random contexts: every
-// message keeps its shape; in human turns other than the last, each inline image part, whatever its
-// shape, becomes the placeholder of its data and nothing else changes; each distinct image is written
+// message keeps its shape; in person's and tool messages older than the latest turn, except the last
+// person's message, each inline image part, whatever its shape, becomes the placeholder of its data
+// and nothing else changes; each distinct image is written
 // once; the stats count what was replaced.
 func TestPreprocessProperties(t *testing.T) {
 	pool := []string{fakePNG(11, 64, 64, 300), fakePNG(12, 640, 480, 200), imgD}
@@ -49,7 +50,7 @@ func TestPreprocessProperties(t *testing.T) {
 		}
 		n := rapid.IntRange(0, 8).Draw(t, "messages")
 		msgs := make([]msg, n)
-		last := -1
+		humanAt := make([]bool, n)
 		for i := range msgs {
 			m := &msgs[i]
 			m.role = rapid.SampledFrom(roles).Draw(t, "role")
@@ -69,9 +70,6 @@ func TestPreprocessProperties(t *testing.T) {
 						m.images = append(m.images, "")
 					}
 				}
-			}
-			if m.humanTurn {
-				last = i
 			}
 		}
 		render := func(m msg, replace bool) string {
@@ -93,10 +91,36 @@ func TestPreprocessProperties(t *testing.T) {
 			}
 			return fmt.Sprintf(`{"role":%q,"name":"n","content":%s}`, m.role, content)
 		}
+		// Turns: a person's message starts one, and so does the first message after the model's;
+		// a tool message and the list-content user messages right after it (follow-ups) do not.
+		turns := make([]int, len(msgs))
+		turn, fresh, latest, last := 0, true, 0, -1
+		for i, m := range msgs {
+			model := m.role == "ai" || m.role == "assistant"
+			if model {
+				fresh = true
+				continue
+			}
+			human := m.humanTurn
+			if human && i > 0 && m.text == nil {
+				prev := msgs[i-1]
+				if prev.role == "tool" || prev.humanTurn && prev.text == nil && !humanAt[i-1] {
+					human = false
+				}
+			}
+			humanAt[i] = human
+			if fresh || human {
+				turn, fresh = turn+1, false
+			}
+			turns[i], latest = turn, turn
+			if human {
+				last = i
+			}
+		}
 		var in, want []string
 		replaced, skipped, distinct := 0, 0, map[string]bool{}
 		for i, m := range msgs {
-			older := m.humanTurn && i != last
+			older := m.role != "ai" && m.role != "assistant" && m.role != "system" && turns[i] < latest && i != last
 			in = append(in, render(m, false))
 			want = append(want, render(m, older))
 			if older {

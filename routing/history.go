@@ -1,6 +1,10 @@
 package routing
 
-import "github.com/agentworks/artifact-worker/contracts"
+import (
+	"strings"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
 
 // NotReadableNote is the sentence, in the locale, that says the model cannot read what it asked
 // for (design document 000's closing sentence): given with a history image placeholder when the
@@ -12,4 +16,27 @@ func NotReadableNote(locale string) string { return localeMessages(locale).notRe
 func NotAcceptedNote(locale, mime string, f Formats, dialect string) string {
 	accepted := f.orDefault().accepted(normalizeDialect(dialect), contracts.BinaryImage)
 	return notAcceptedSentence(localeMessages(locale), formatOf(normalizeMIME(mime)), accepted)
+}
+
+// DescribeHistoryMedia is design document 000's description of media that context.preprocess took
+// out of a context for a model that cannot read it, in the locale: the template's four lines, with
+// the placeholder that fetches the media back ("[Picture:history_{md5}]") where a description of an
+// artifact has "(artifact:{id})", so that a later model that can read it asks for it:
+//
+//	[无法读取] chart.png ([Picture:history_9a49...])
+//	类型: PNG 图片
+//	大小: 171 B
+//	当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。
+//
+// A missing filename is the placeholder's id.
+func DescribeHistoryMedia(locale, placeholder, filename, mime string, size int64) string {
+	m := localeMessages(locale)
+	d := Detect(DetectInput{Filename: filename, DeclaredMIME: mime, Size: size})
+	if strings.TrimSpace(filename) == "" {
+		filename = strings.TrimSuffix(placeholder[strings.IndexByte(placeholder, ':')+1:], "]")
+	}
+	return m.cannotRead + " " + printable(filename) + " (" + printable(placeholder) + ")\n" +
+		m.typeLabel + m.typeName(d) + "\n" +
+		m.sizeLabel + humanSize(size) + "\n" +
+		m.notReadable
 }

@@ -60,7 +60,10 @@ type Config struct {
 	DrainTimeout   time.Duration // DRAIN_TIMEOUT (default 30s)
 	HandlerTimeout time.Duration // HANDLER_TIMEOUT: one attempt at a request (default 20s; a delivery gets 3x that)
 	HistoryTTL     time.Duration // HISTORY_IMAGE_TTL (default 2h)
-	ClaimTTL       time.Duration // CLAIM_CHECK_TTL (default 1h)
+	// HistoryKeepTurns is how many of a context's latest turns keep their media in
+	// context.preprocess when the request does not say (keep_turns).
+	HistoryKeepTurns int           // HISTORY_KEEP_TURNS (default 1: the latest turn)
+	ClaimTTL         time.Duration // CLAIM_CHECK_TTL (default 1h)
 
 	LogLevel string // LOG_LEVEL: debug, info, warn, error (default info)
 	LogJSON  bool   // LOG_FORMAT=json (default) or text
@@ -85,6 +88,7 @@ func (c *Config) SetDefaults() {
 	c.Concurrency = cmp.Or(c.Concurrency, 4)
 	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
 	c.HistoryTTL = cmp.Or(c.HistoryTTL, 2*time.Hour)
+	c.HistoryKeepTurns = cmp.Or(c.HistoryKeepTurns, 1)
 	c.ClaimTTL = cmp.Or(c.ClaimTTL, time.Hour)
 	c.LogLevel = cmp.Or(c.LogLevel, "info")
 	// Last: its default depends on HandlerTimeout.
@@ -188,6 +192,9 @@ func (c Config) Validate() error {
 	}
 	if c.DrainTimeout < time.Second {
 		bad("DRAIN_TIMEOUT", "must be at least 1s, got %s", c.DrainTimeout)
+	}
+	if c.HistoryKeepTurns < 1 || c.HistoryKeepTurns > 10000 {
+		bad("HISTORY_KEEP_TURNS", "must be 1..10000, got %d", c.HistoryKeepTurns)
 	}
 	if c.HistoryTTL < time.Second {
 		bad("HISTORY_IMAGE_TTL", "must be at least 1s, got %s", c.HistoryTTL)

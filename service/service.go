@@ -232,7 +232,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	}
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
-	preprocess := &handlers.Preprocess{Cache: history, Logger: log}
+	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize, Logger: log}
 	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens}
 	return &Components{
 		Topology:  topo,

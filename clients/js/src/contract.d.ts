@@ -236,13 +236,24 @@ export interface FileWrittenResult {
 export interface PreprocessRequest {
   request_id: string;
   messages: Array<[string, unknown] | MessageObject>;
+  /** The shape of messages; absent: any dialect's. */
+  dialect?: Dialect;
+  /** Latest turns that keep their media; absent: the worker's HISTORY_KEEP_TURNS (1). */
+  keep_turns?: number;
+  /** The target model: media of a kind it cannot read is described everywhere. */
+  service_id?: string;
+  capabilities?: Capability[];
   locale?: Locale;
 }
 
 /** preprocess.request.json #/$defs/Messages/items/oneOf/1 */
 export interface MessageObject {
-  role: string;
+  role?: string;
   content?: unknown;
+  /** An OpenAI Responses item's type (function_call_output, ...). */
+  type?: string;
+  /** A Gemini content's parts. */
+  parts?: unknown[];
   [key: string]: unknown;
 }
 
@@ -250,6 +261,7 @@ export interface MessageObject {
 export interface PreprocessResult {
   messages: Array<[string, unknown] | MessageObject>;
   stats: PreprocessStats;
+  left_alone?: LeftAlonePart[];
 }
 
 /** preprocess.result.json #/properties/stats */
@@ -259,6 +271,15 @@ export interface PreprocessStats {
   tokens_saved_estimate: number;
   cache_failures: number;
   parts_skipped: number;
+  files_replaced: number;
+  media_described: number;
+}
+
+/** preprocess.result.json #/properties/left_alone/items */
+export interface LeftAlonePart {
+  /** JSON path in messages: messages[3].content[0].content[1]. */
+  path: string;
+  reason: string;
 }
 
 /** metadata.request.json */

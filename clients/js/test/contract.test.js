@@ -46,6 +46,7 @@ const interfaces = {
   "preprocess.request.json#/$defs/Messages/items/oneOf/1": "MessageObject",
   "preprocess.result.json#": "PreprocessResult",
   "preprocess.result.json#/properties/stats": "PreprocessStats",
+  "preprocess.result.json#/properties/left_alone/items": "LeftAlonePart",
   "metadata.request.json#": "MetadataRequest",
   "metadata.result.json#": "MetadataResult",
   "metadata.result.json#/properties/meta": "MetadataMeta",

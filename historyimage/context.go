@@ -1,0 +1,302 @@
+package historyimage
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/rawjson"
+)
+
+// Canonical roles of the messages of a context, whatever the dialect calls them.
+const (
+	roleUser   = "user"   // user, human
+	roleModel  = "model"  // assistant, ai, model, and the Responses items the model emits
+	roleTool   = "tool"   // tool, function, and the Responses *_call_output items
+	roleSystem = "system" // system, developer
+)
+
+// message is one message (or OpenAI Responses item) of the context, located in the document.
+type message struct {
+	path  string // JSON path of the message: messages[3]
+	role  string // canonical role (roleUser, ...), or the role as given when it is none of them
+	lists []partList
+	// toolish: it carries tool results (a tool message, a function_call_output, a user message
+	// of tool_result, toolResult or functionResponse parts).
+	toolish bool
+	human   bool // a person's turn: a user message that is neither toolish nor a follow-up
+	// followUp: a user message of parts right after a tool result: the worker's follow-up.
+	followUp bool
+	turn     int
+}
+
+// partList is a list of content parts of a message.
+type partList struct {
+	s    span
+	path string
+}
+
+// canonicalRole maps the roles of every dialect onto the four that matter here.
+func canonicalRole(r string) string {
+	switch strings.ToLower(r) {
+	case "user", "human":
+		return roleUser
+	case "assistant", "ai", "model", "aimessagechunk":
+		return roleModel
+	case "tool", "function":
+		return roleTool
+	case "system", "developer":
+		return roleSystem
+	}
+	return r
+}
+
+// responsesItemRole is the role of an OpenAI Responses item without one: its outputs are the
+// model's, *_call_output items are tool results.
+func responsesItemRole(typ string) string {
+	switch {
+	case strings.HasSuffix(typ, "_call_output"), typ == "mcp_approval_response":
+		return roleTool
+	case typ == "item_reference":
+		return roleUser
+	}
+	return roleModel // function_call, reasoning, web_search_call, mcp_call, ...
+}
+
+// checkList reports an *InvalidContextError unless doc is a valid JSON list.
+func checkList(doc rawJSON) error {
+	if !rawjson.Valid(doc) {
+		var sink struct{}
+		// Valid JSON was ruled out, so Unmarshal stops at its syntax check and only reports why.
+		if err := json.Unmarshal(doc, &sink); err != nil {
+			return invalid("messages is not valid JSON: " + err.Error())
+		}
+		return invalid("messages is not valid JSON")
+	}
+	i := doc.skipSpace(0)
+	if doc[i] != '[' {
+		return invalid("messages is not a JSON list, got " + kindName(doc[i]))
+	}
+	return nil
+}
+
+// messages locates every message of the list, checks it has the dialect's shape ("" accepts the
+// shape of any dialect), and sets toolish, human and turn.
+func (b rawJSON) messages(dialect string) ([]message, error) {
+	var msgs []message
+	err := b.elems(b.skipSpace(0), func(n, start, end int) error {
+		m, err := b.message(dialect, n, span{start, end})
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	turn, fresh := 0, true
+	for i := range msgs {
+		m := &msgs[i]
+		if m.role == roleModel {
+			fresh = true
+			continue
+		}
+		if m.role == roleUser && !m.toolish {
+			// The worker's follow-up messages (a list of parts: a label and the media of a tool
+			// result) come right after a tool result or another follow-up; a person's turn does not.
+			m.human = i == 0 || len(m.lists) == 0 || !(msgs[i-1].toolish || msgs[i-1].followUp)
+			m.followUp = !m.human
+		}
+		if fresh || m.human {
+			turn++
+			fresh = false
+		}
+		m.turn = turn
+	}
+	return msgs, nil
+}
+
+// message reads the message at s.
+func (b rawJSON) message(dialect string, n int, s span) (message, error) {
+	m := message{path: fmt.Sprintf("messages[%d]", n)}
+	switch b.kind(s) {
+	case '[':
+		if dialect != "" && dialect != contracts.DialectLangChain {
+			return m, invalid(fmt.Sprintf("%s is a list: a %s message is an object with a role", m.path, dialect))
+		}
+		return b.pair(m, s)
+	case '{':
+	default:
+		if dialect == "" || dialect == contracts.DialectLangChain {
+			return m, invalid(fmt.Sprintf("%s is %s, neither a [role, content] pair nor an object with a role", m.path, kindName(b.kind(s))))
+		}
+		return m, invalid(fmt.Sprintf("%s is %s, want an object", m.path, kindName(b.kind(s))))
+	}
+	var role, typ, content, parts, output span
+	b.pick(s.start, member{"role", &role}, member{"type", &typ}, member{"content", &content},
+		member{"parts", &parts}, member{"output", &output})
+	if role.ok() {
+		r, ok := b.str(role)
+		if !ok {
+			return m, invalid(fmt.Sprintf("%s.role is %s, want a string", m.path, kindName(b.kind(role))))
+		}
+		m.role = canonicalRole(r)
+	}
+	t, typed := b.str(typ)
+	switch dialect {
+	case contracts.DialectGemini:
+		if !parts.ok() || b.kind(parts) != '[' {
+			return m, invalid(fmt.Sprintf("%s: a gemini content has a parts list", m.path))
+		}
+		if !role.ok() {
+			m.role = roleUser
+		}
+	case contracts.DialectOpenAIResponses:
+		if !role.ok() {
+			if !typed {
+				return m, invalid(fmt.Sprintf("%s is an item without a role or a type", m.path))
+			}
+			m.role = responsesItemRole(t)
+		}
+	case contracts.DialectLangChain, "":
+		if !role.ok() {
+			switch {
+			case typed && dialect == "" && strings.Contains(t, "_"):
+				m.role = responsesItemRole(t) // a Responses item
+			case typed:
+				m.role = canonicalRole(t) // a LangChain message dict: {"type":"human","content":...}
+			case parts.ok() && dialect == "":
+				m.role = roleUser // a Gemini content without a role
+			default:
+				return m, invalid(fmt.Sprintf("%s is an object without a role", m.path))
+			}
+		}
+	default:
+		if !role.ok() {
+			return m, invalid(fmt.Sprintf("%s is an object without a role", m.path))
+		}
+	}
+	if dialect == contracts.DialectBedrockConverse && (!content.ok() || b.kind(content) != '[') {
+		return m, invalid(fmt.Sprintf("%s.content: a bedrock-converse message has a content list", m.path))
+	}
+	for _, l := range []struct {
+		s    span
+		name string
+	}{{content, "content"}, {parts, "parts"}, {output, "output"}} {
+		if err := b.addList(&m, dialect, l.s, m.path+"."+l.name); err != nil {
+			return m, err
+		}
+	}
+	if typed && t == "function_call_output" || strings.HasSuffix(t, "_call_output") {
+		m.toolish = true
+	}
+	return m, nil
+}
+
+// pair reads a [role, content] pair.
+func (b rawJSON) pair(m message, s span) (message, error) {
+	var items []span
+	_ = b.elems(s.start, func(_, start, end int) error {
+		items = append(items, span{start, end})
+		return nil
+	})
+	if len(items) != 2 {
+		return m, invalid(fmt.Sprintf("%s is a [role, content] pair with %d elements, want 2", m.path, len(items)))
+	}
+	r, ok := b.str(items[0])
+	if !ok {
+		return m, invalid(fmt.Sprintf("%s[0]: role is %s, want a string", m.path, kindName(b.kind(items[0]))))
+	}
+	m.role = canonicalRole(r)
+	return m, b.addList(&m, "", items[1], m.path+"[1]")
+}
+
+// addList records the part list at s (absent, a string or null add nothing), after checking its
+// kind: anything else is an error for a person's or a tool's message (their content is read), and
+// in a named dialect for any message.
+func (b rawJSON) addList(m *message, dialect string, s span, path string) error {
+	if !s.ok() {
+		return nil
+	}
+	switch b.kind(s) {
+	case '"', 'n':
+		if m.role == roleTool {
+			m.toolish = true
+		}
+		return nil
+	case '[':
+	default:
+		if path == m.path+".output" && dialect == "" {
+			return nil // an output that is no list: not a Responses function_call_output
+		}
+		if dialect != "" || m.role == roleUser || m.role == roleTool {
+			return invalid(fmt.Sprintf("%s is %s, want a string or a list of parts", path, kindName(b.kind(s))))
+		}
+		return nil
+	}
+	if dialect != "" && dialect != contracts.DialectLangChain {
+		var err error
+		_ = b.elems(s.start, func(k, start, end int) error {
+			if b.kind(span{start, end}) != '{' {
+				err = invalid(fmt.Sprintf("%s[%d] is %s, want an object (a content part)", path, k, kindName(b.kind(span{start, end}))))
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	m.lists = append(m.lists, partList{s: s, path: path})
+	if m.role == roleTool {
+		m.toolish = true
+	} else if m.role == roleUser && b.onlyToolResults(s) {
+		m.toolish = true
+	}
+	return nil
+}
+
+// onlyToolResults reports whether the list at s is non-empty and holds only tool results:
+// Anthropic tool_result blocks, Bedrock toolResult blocks or Gemini functionResponse parts.
+func (b rawJSON) onlyToolResults(s span) bool {
+	n, all := 0, true
+	_ = b.elems(s.start, func(_, start, end int) error {
+		n++
+		if b.kind(span{start, end}) != '{' {
+			all = false
+			return nil
+		}
+		isResult := false
+		_ = b.fields(start, func(key []byte, start, end int) error {
+			switch {
+			case keyIs(key, "type"):
+				t, _ := b.str(span{start, end})
+				isResult = isResult || t == "tool_result"
+			case keyIs(key, "toolResult"), keyIs(key, "functionResponse"), keyIs(key, "function_response"):
+				isResult = true
+			}
+			return nil
+		})
+		all = all && isResult
+		return nil
+	})
+	return n > 0 && all
+}
+
+func kindName(c byte) string {
+	switch c {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
