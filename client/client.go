@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -18,9 +19,11 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/backoff"
 )
 
-// ErrNoReply means no reply arrived before the context ended.
+// ErrNoReply means no reply arrived before the context ended although the request was stored: a
+// *CallError of StageReply (errors.Is(err, ErrNoReply) holds for it).
 var ErrNoReply = errors.New("client: no reply before the deadline")
 
 // ErrDuplicate means JetStream already holds a request with this request_id (it de-duplicates
@@ -56,8 +59,12 @@ func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 }
 
 // CallRaw publishes body (a JSON request) on subject and returns the reply body, claim check
-// resolved. The request_id of body becomes the Nats-Msg-Id, so a retried call with the same id is
-// stored once. The caller's trace context in ctx is sent as traceparent, and ctx's deadline as the
+// resolved. The request_id of body becomes the Nats-Msg-Id, so the request is stored once however
+// often it is sent: CallRaw keeps trying to store it until JetStream acknowledges it or ctx ends
+// (a stream leader change, a reconnect), and asks again under "<request_id>.again-<n>" when its
+// connection reconnected while it waited for the reply (a reply sent meanwhile is lost). A call
+// that ends without a reply is a *CallError saying whether the request was stored and whether a
+// retry is safe (RetrySafe). The caller's trace context in ctx is sent as traceparent, and ctx's deadline as the
 // request's deadline (contracts.HeaderDeadline): the worker does not start the request after it. A
 // ctx without a deadline leaves the worker's default (contracts.DefaultRequestTimeout).
 func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]byte, error) {
@@ -81,25 +88,99 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		hdr.Set(contracts.HeaderDeadline, contracts.FormatDeadline(deadline))
 	}
 	propagation.TraceContext{}.Inject(ctx, headerCarrier(hdr))
-	msg, err := c.claims.Prepare(ctx, subject, hdr, body)
+	reconnects := c.nc.Stats().Reconnects
+	ack, attempts, err := c.store(ctx, subject, env.RequestID, hdr, body)
 	if err != nil {
 		return nil, err
 	}
-	ack, err := c.js.PublishMsg(ctx, msg)
-	if err != nil {
-		return nil, fmt.Errorf("client: publish %s: %w", subject, err)
-	}
-	if ack.Duplicate {
+	if ack.Duplicate && attempts == 1 {
 		return nil, fmt.Errorf("%w: %q was already sent within the de-duplication window; use a new request_id", ErrDuplicate, env.RequestID)
 	}
-	reply, err := sub.NextMsgWithContext(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w: %s request_id %q: %w", ErrNoReply, subject, env.RequestID, ctx.Err())
+	// A duplicate on a later attempt is this call's own request: an earlier attempt was stored
+	// although its acknowledgement was lost. Its reply comes to this inbox either way.
+	for asked := 0; ; {
+		wait, cancel := context.WithTimeout(ctx, reconnectCheck)
+		reply, err := sub.NextMsgWithContext(wait)
+		cancel()
+		if err == nil {
+			return c.claims.Resolve(ctx, reply.Header, reply.Data)
 		}
-		return nil, fmt.Errorf("client: wait for reply: %w", err)
+		if ctx.Err() != nil {
+			return nil, &CallError{Subject: subject, RequestID: env.RequestID, Stage: StageReply, Stored: true, StreamSeq: ack.Sequence,
+				Attempts: attempts, Err: ctx.Err()}
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("client: wait for reply: %w", err)
+		}
+		// A reply published while this connection was reconnecting is lost (core NATS): ask again,
+		// once per reconnect, under a new Nats-Msg-Id (the stream drops a repeated one). The worker
+		// answers with the same request_id; requests are idempotent (contracts/README.md, "Delivery
+		// semantics").
+		if n := c.nc.Stats().Reconnects; n != reconnects && env.RequestID != "" && c.nc.IsConnected() {
+			reconnects = n
+			asked++
+			again := nats.Header{}
+			for k, v := range hdr {
+				again[k] = v
+			}
+			again.Set(contracts.HeaderMsgID, fmt.Sprintf("%s.again-%d", env.RequestID, asked))
+			if _, _, err := c.store(ctx, subject, env.RequestID, again, body); err != nil && ctx.Err() == nil {
+				return nil, err
+			}
+		}
 	}
-	return c.claims.Resolve(ctx, reply.Header, reply.Data)
+}
+
+// reconnectCheck is how often a call waiting for its reply checks whether its connection reconnected.
+const reconnectCheck = 500 * time.Millisecond
+
+// storeAttempt bounds one attempt at storing a request: a publish sent to a server that just died,
+// or to a stream between two leaders, is never acknowledged.
+const storeAttempt = 2 * time.Second
+
+// storeBackoff spaces the attempts: 100 ms doubling to 2 s.
+var storeBackoff = backoff.Policy{Initial: 100 * time.Millisecond, Max: 2 * time.Second}
+
+// store publishes the request to JetStream, retrying until it is acknowledged or ctx ends (without
+// a deadline, for contracts.DefaultRequestTimeout). Retrying is safe because of its Nats-Msg-Id; a
+// request without a request_id (answered invalid_request by the worker) is tried once.
+func (c *Client) store(ctx context.Context, subject, requestID string, hdr nats.Header, body []byte) (*jetstream.PubAck, int, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, contracts.DefaultRequestTimeout)
+		defer cancel()
+	}
+	fail := func(attempts int, err error) (*jetstream.PubAck, int, error) {
+		return nil, attempts, &CallError{Subject: subject, RequestID: requestID, Stage: StageStore, Attempts: attempts, Err: err}
+	}
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, storeAttempt)
+		msg, err := c.claims.Prepare(actx, subject, hdr, body)
+		var ack *jetstream.PubAck
+		if err == nil {
+			ack, err = c.js.PublishMsg(actx, msg)
+		}
+		cancel()
+		if err == nil {
+			return ack, attempt + 1, nil
+		}
+		if requestID == "" || !transient(err) {
+			return fail(attempt+1, err)
+		}
+		if storeBackoff.Sleep(ctx, attempt) != nil {
+			return fail(attempt+1, err)
+		}
+	}
+}
+
+// transient reports whether a failed publish may succeed when tried again: anything but an answer of
+// the stream refusing the message (too large, a bad header) and a closed connection.
+func transient(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) {
+		return api.Code == 503 // JetStream temporarily unavailable
+	}
+	return !errors.Is(err, nats.ErrConnectionClosed) && !errors.Is(err, nats.ErrBadSubject) && !errors.Is(err, nats.ErrMaxPayload)
 }
 
 // Call marshals req, sends it, and decodes the reply's result into result (which may be nil). A

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -212,10 +213,18 @@ func TestClusterLeaderKilledAndRollingRestart(t *testing.T) {
 	}
 	leader := s.CachedInfo().Cluster.Leader
 	callerOn := l.nc.ConnectedServerName()
+	// Callers using the Go client, connected to the server about to die: their calls ride out the
+	// kill (stored again under the same request_id, asked again after their reconnect).
+	goCalls := callThroughFailover(t, e, byName[leader])
 	killedAt := time.Now()
 	byName[leader].kill()
 	waitFor(t, 90*time.Second, "all requests sent", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.sent) == requests })
 	fKill, againKill := settle(t, l, a, b)
+	calls, failed := goCalls()
+	t.Logf("FIGURES Go client through the leader kill: %d calls from 8 callers on the killed server, %d errors reached a caller", calls, len(failed))
+	if len(failed) != 0 || calls == 0 {
+		t.Errorf("Go client calls through the leader kill: %d of %d failed: %v", len(failed), calls, failed)
+	}
 	newLeader := ""
 	waitFor(t, 30*time.Second, "a new stream leader", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -293,6 +302,64 @@ func TestClusterLeaderKilledAndRollingRestart(t *testing.T) {
 		if !reflect.DeepEqual(info.Meta, want.Meta) {
 			t.Errorf("%s changed:\n got %+v\nwant %+v", id, info.Meta, want.Meta)
 		}
+	}
+}
+
+// callThroughFailover starts 8 callers using the Go client on a connection to server (the others
+// listed for its reconnect), each calling get_artifact in a loop with a 30 s deadline, and returns a
+// function that stops them (after 10 s more) and reports the calls made and the errors that reached
+// a caller.
+func callThroughFailover(t *testing.T, e *env, server *natsProc) func() (int, []error) {
+	t.Helper()
+	urls := []string{server.URL()}
+	for _, n := range e.cluster {
+		if n != server {
+			urls = append(urls, n.URL())
+		}
+	}
+	nc, err := nats.Connect(strings.Join(urls, ","), nats.DontRandomize(), nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	c, err := client.New(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		stop   atomic.Bool
+		mu     sync.Mutex
+		calls  int
+		failed []error
+		wg     sync.WaitGroup
+	)
+	for p := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load(); i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				err := c.Call(ctx, contracts.SubjectGetArtifact, contracts.GetArtifactRequest{
+					RequestID: fmt.Sprintf("go-%s-%d-%d", e.bucket, p, i), Ref: "artifact:doc", ServiceID: "text-model"}, nil)
+				cancel()
+				mu.Lock()
+				calls++
+				if err != nil {
+					failed = append(failed, err)
+				}
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+	}
+	waitFor(t, 30*time.Second, "the first Go client calls", func() bool { mu.Lock(); defer mu.Unlock(); return calls >= 40 })
+	return func() (int, []error) {
+		time.Sleep(10 * time.Second)
+		stop.Store(true)
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return calls, failed
 	}
 }
 

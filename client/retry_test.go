@@ -1,0 +1,122 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/messaging"
+)
+
+// answer replies ok to every request stored in WORKER_REQUESTS, as a worker would, until the test
+// ends.
+func answer(t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	ctx := context.Background()
+	cons, err := js.CreateOrUpdateConsumer(ctx, messaging.DefaultStream, jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		var env contracts.Envelope
+		_ = json.Unmarshal(m.Data(), &env)
+		rep, _ := json.Marshal(contracts.Reply{RequestID: env.RequestID, OK: true, Result: json.RawMessage(`{}`)})
+		_ = js.Conn().Publish(m.Headers().Get(contracts.HeaderReplyTo), rep)
+		_ = m.Ack()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cc.Stop)
+}
+
+// A call made while JetStream cannot store its request (here: no stream yet, as between two stream
+// leaders) keeps trying under the same request_id until the caller's deadline: it succeeds once the
+// stream answers, and the request is stored once.
+func TestCallRetriesStoringUntilTheStreamAnswers(t *testing.T) {
+	s := natstest.Start(t)
+	nc := natstest.Connect(t, s)
+	ctx := context.Background()
+	js, _ := jetstream.New(nc)
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		done <- c.Call(cctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "through-failover", ID: "x"}, nil)
+	}()
+	time.Sleep(1500 * time.Millisecond) // several attempts fail meanwhile
+	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
+		t.Fatal(err)
+	}
+	answer(t, js)
+	if err := <-done; err != nil {
+		t.Fatalf("call through the gap: %v", err)
+	}
+	st, err := js.Stream(ctx, messaging.DefaultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.CachedInfo().State.Msgs; n != 1 {
+		t.Fatalf("%d requests stored, want 1", n)
+	}
+}
+
+// Every way a call can fail without a reply says whether sending it again is safe.
+func TestCallErrorsSayWhetherARetryIsSafe(t *testing.T) {
+	s := natstest.Start(t)
+	nc := natstest.Connect(t, s)
+	ctx := context.Background()
+	js, _ := jetstream.New(nc)
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *client.CallError
+
+	// Not stored: no stream answers before the deadline.
+	short, cancel := context.WithTimeout(ctx, time.Second)
+	_, err = c.CallRaw(short, contracts.SubjectMetadata, []byte(`{"request_id":"never-stored"}`))
+	cancel()
+	if !errors.As(err, &ce) || ce.Stage != client.StageStore || ce.Stored || ce.Attempts < 2 || !client.RetrySafe(err) || errors.Is(err, client.ErrNoReply) {
+		t.Fatalf("not stored: %v (%+v), want a retry-safe store error after several attempts", err, ce)
+	}
+
+	// Stored, no worker: no reply before the deadline; a repeat would be dropped as a duplicate.
+	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel = context.WithTimeout(ctx, 500*time.Millisecond)
+	_, err = c.CallRaw(short, contracts.SubjectMetadata, []byte(`{"request_id":"stored"}`))
+	cancel()
+	if !errors.As(err, &ce) || ce.Stage != client.StageReply || !ce.Stored || ce.StreamSeq != 1 || client.RetrySafe(err) || !errors.Is(err, client.ErrNoReply) {
+		t.Fatalf("stored: %v (%+v), want a stored reply-stage error, not retry-safe", err, ce)
+	}
+	_, err = c.CallRaw(ctx, contracts.SubjectMetadata, []byte(`{"request_id":"stored"}`))
+	if !errors.Is(err, client.ErrDuplicate) || client.RetrySafe(err) {
+		t.Fatalf("repeat: %v, want ErrDuplicate, not retry-safe", err)
+	}
+
+	// Worker error replies: retry-safe only when marked retryable.
+	for _, tt := range []struct {
+		wire *contracts.Error
+		safe bool
+	}{
+		{&contracts.Error{Code: contracts.CodeUnavailable, Retryable: true}, true},
+		{&contracts.Error{Code: contracts.CodeArtifactNotFound}, false},
+	} {
+		if got := client.RetrySafe(tt.wire); got != tt.safe {
+			t.Errorf("RetrySafe(%s) = %v, want %v", tt.wire.Code, got, tt.safe)
+		}
+	}
+}
