@@ -13,9 +13,9 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handlers"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 )
 
@@ -42,12 +42,12 @@ func BenchmarkGetArtifactLargeImage(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for b.Loop() {
-				res, err := h.Handle(ctx, messaging.Request{RequestID: "b", Body: body})
+				res, err := h.Handle(ctx, handling.Request{RequestID: "b", Body: body})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if !bytes.Contains(res.(messaging.Encoded)[:200], []byte(`"routing":"image_url"`)) {
-					b.Fatalf("the image was not routed to the model: %.200s", res.(messaging.Encoded))
+				if !bytes.Contains(res.(handling.Encoded)[:200], []byte(`"routing":"image_url"`)) {
+					b.Fatalf("the image was not routed to the model: %.200s", res.(handling.Encoded))
 				}
 			}
 			runtime.ReadMemStats(&after)
@@ -84,12 +84,12 @@ func BenchmarkPreprocessRequest(b *testing.B) {
 		if err != nil || id != "pp-1" {
 			b.Fatalf("DecodeEnvelope: %q, %v", id, err)
 		}
-		res, err := h.Handle(ctx, messaging.Request{RequestID: id, Body: body})
+		res, err := h.Handle(ctx, handling.Request{RequestID: id, Body: body})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !bytes.Contains(res.(messaging.Encoded), []byte(`"images_replaced":9`)) {
-			b.Fatalf("not nine images replaced: %s", res.(messaging.Encoded)[len(res.(messaging.Encoded))-200:])
+		if !bytes.Contains(res.(handling.Encoded), []byte(`"images_replaced":9`)) {
+			b.Fatalf("not nine images replaced: %s", res.(handling.Encoded)[len(res.(handling.Encoded))-200:])
 		}
 	}
 }
@@ -127,7 +127,7 @@ func BenchmarkGetHistoryImage(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for b.Loop() {
-				res, err := h.Handle(ctx, messaging.Request{RequestID: "b", Body: body})
+				res, err := h.Handle(ctx, handling.Request{RequestID: "b", Body: body})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -49,7 +49,7 @@ func invalid(field, format string, args ...any) error {
 }
 
 // DecodeEnvelope returns the request_id of a request body. It is the pipeline's envelope decoder
-// (messaging.EnvelopeDecoder): a body it rejects is poison, answered and dead-lettered. The body
+// (handling.EnvelopeDecoder): a body it rejects is poison, answered and dead-lettered. The body
 // must be a JSON object whose request_id is a non-empty string of valid UTF-8 of at most
 // contracts.MaxIDLen bytes; the error is an invalid_request *contracts.Error naming request_id, or
 // the other spelling the body used instead (requestId, ...).

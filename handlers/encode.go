@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/handling"
 )
 
 // encodeResult writes a contracts.GetArtifactResult as JSON. json.Marshal of the struct would pass
@@ -13,7 +13,7 @@ import (
 // parts carry the artifact's base64; here the route result is encoded once and it, the usage and the
 // assembly's parts, already compact JSON from routing, are copied once into the reply. media (contracts.Media*) says which half
 // carries the media: the route result's imageUrl/file, the assembly, or both.
-func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts.Assembly, media string) (messaging.Encoded, error) {
+func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts.Assembly, media string) (handling.Encoded, error) {
 	if media == contracts.MediaAssembly {
 		r.ImageURL, r.File = nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/workspace"
 )
@@ -115,3 +116,7 @@ func isTransient(err error) bool {
 	}
 	return false
 }
+
+// Policy is the worker's one handling policy (MapError, DecodeEnvelope, CompleteToolError): the
+// pipeline, the request/reply front and replay all run the handlers with it.
+var Policy = handling.Policy{MapError: MapError, Envelope: DecodeEnvelope, CompleteError: CompleteToolError}

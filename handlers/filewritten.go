@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/workspace"
 )
@@ -38,8 +38,8 @@ type FileWritten struct {
 	Now func() time.Time
 }
 
-// Handle implements messaging.Handler.
-func (h *FileWritten) Handle(ctx context.Context, req messaging.Request) (any, error) {
+// Handle implements handling.Handler.
+func (h *FileWritten) Handle(ctx context.Context, req handling.Request) (any, error) {
 	var r contracts.FileWrittenRequest
 	if err := decode(contracts.SubjectFileWritten, req.Body, &r); err != nil {
 		return nil, err

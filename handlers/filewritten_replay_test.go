@@ -8,8 +8,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/handlers"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/internal/natstest"
-	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/workspace"
 )
@@ -31,7 +31,7 @@ func TestFileWrittenAgainDoesNotOverwriteNewerContent(t *testing.T) {
 	write := func(reqID, content string) {
 		t.Helper()
 		body := `{"request_id":"` + reqID + `","workspace_id":"w","path":"a.txt","mime_type":"text/plain","agent_id":"x","content":"` + content + `"}`
-		if _, err := h.Handle(ctx, messaging.Request{RequestID: reqID, Body: []byte(body)}); err != nil {
+		if _, err := h.Handle(ctx, handling.Request{RequestID: reqID, Body: []byte(body)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/workspace"
 )
@@ -47,7 +47,7 @@ func TestFileWrittenStorageErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		h := &FileWritten{Blobs: failingBlobs{c.err}, Files: noFiles{}, MaxSize: 1 << 20}
-		_, err := h.Handle(context.Background(), messaging.Request{Body: []byte(`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content":"x"}`)})
+		_, err := h.Handle(context.Background(), handling.Request{Body: []byte(`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content":"x"}`)})
 		wire, transient := MapError(err)
 		if wire.Code != c.code || transient != c.transient {
 			t.Errorf("%v: code %s transient %v, want %s %v", c.err, wire.Code, transient, c.code, c.transient)
@@ -66,7 +66,7 @@ func TestFileWrittenInlineContentOverTheLimit(t *testing.T) {
 		`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content_base64":"MTIzNDU2Nzg5MDEyMzQ1Ng=="}`,
 		`{"request_id":"r","workspace_id":"w","path":"a.txt","mime_type":"text/plain","content_base64":"MTIzNDU2Nzg5"}`, // 9 bytes, within the encoded-length slack
 	} {
-		_, err := h.Handle(context.Background(), messaging.Request{Body: []byte(body)})
+		_, err := h.Handle(context.Background(), handling.Request{Body: []byte(body)})
 		if wire, _ := MapError(err); wire.Code != contracts.CodePayloadTooLarge {
 			t.Errorf("%s: %+v", body, wire)
 		}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handlers"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 )
 
@@ -53,7 +53,7 @@ func FuzzRequests(f *testing.F) {
 	}
 	handlersBySubject := []struct {
 		subject string
-		h       messaging.Handler
+		h       handling.Handler
 		refKey  string // the field naming the artifact; "" when the handler reads none
 	}{
 		{contracts.SubjectGetArtifact, get.Handle, "ref"},
@@ -65,7 +65,7 @@ func FuzzRequests(f *testing.F) {
 		isObject := json.Unmarshal(body, &obj) == nil && obj != nil
 		for _, hs := range handlersBySubject {
 			answer := func() (string, string) {
-				res, err := hs.h(ctx, messaging.Request{Subject: hs.subject, RequestID: "1", Body: bytes.Clone(body)})
+				res, err := hs.h(ctx, handling.Request{Subject: hs.subject, RequestID: "1", Body: bytes.Clone(body)})
 				if err == nil {
 					if res == nil {
 						t.Fatalf("%s: no result and no error", hs.subject)

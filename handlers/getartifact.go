@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/internal/gcpace"
-	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/routing"
 	"github.com/agentworks/artifact-worker/workspace"
@@ -53,8 +53,8 @@ type GetArtifact struct {
 	Tokens TokenCounter
 }
 
-// Handle implements messaging.Handler.
-func (h *GetArtifact) Handle(ctx context.Context, req messaging.Request) (any, error) {
+// Handle implements handling.Handler.
+func (h *GetArtifact) Handle(ctx context.Context, req handling.Request) (any, error) {
 	var r contracts.GetArtifactRequest
 	if err := decode(contracts.SubjectGetArtifact, req.Body, &r); err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/historyimage"
-	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
@@ -38,8 +38,8 @@ type Preprocess struct {
 // maxKeepTurns bounds a request's keep_turns.
 const maxKeepTurns = 10000
 
-// Handle implements messaging.Handler.
-func (h *Preprocess) Handle(ctx context.Context, req messaging.Request) (any, error) {
+// Handle implements handling.Handler.
+func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, error) {
 	var r contracts.PreprocessRequest
 	if err := decode(contracts.SubjectPreprocess, req.Body, &r); err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func capabilityFor(kind string) string {
 // encodePreprocess writes a contracts.PreprocessResult around messages, the valid JSON Preprocess
 // returned: json.Marshal would validate and compact it again, a pass over every byte of the context
 // (the last human turn's images included).
-func encodePreprocess(messages json.RawMessage, rep historyimage.Report) (messaging.Encoded, error) {
+func encodePreprocess(messages json.RawMessage, rep historyimage.Report) (handling.Encoded, error) {
 	st, err := json.Marshal(struct {
 		Stats     contracts.PreprocessStats `json:"stats"`
 		LeftAlone []contracts.LeftAlonePart `json:"left_alone,omitempty"`
@@ -137,8 +137,8 @@ type GetHistoryImage struct {
 	Tokens TokenCounter
 }
 
-// Handle implements messaging.Handler.
-func (h *GetHistoryImage) Handle(ctx context.Context, req messaging.Request) (any, error) {
+// Handle implements handling.Handler.
+func (h *GetHistoryImage) Handle(ctx context.Context, req handling.Request) (any, error) {
 	var r contracts.GetHistoryImageRequest
 	if err := decode(contracts.SubjectGetHistoryImage, req.Body, &r); err != nil {
 		return nil, err

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/routing"
 )
@@ -94,8 +94,8 @@ type Metadata struct {
 	Artifacts *Artifacts
 }
 
-// Handle implements messaging.Handler.
-func (h *Metadata) Handle(ctx context.Context, req messaging.Request) (any, error) {
+// Handle implements handling.Handler.
+func (h *Metadata) Handle(ctx context.Context, req handling.Request) (any, error) {
 	var r contracts.MetadataRequest
 	if err := decode(contracts.SubjectMetadata, req.Body, &r); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // CompleteToolError gives every error reply of a tool subject the tool result the model gets
 // instead of content (contracts.Error.Assembly), in the request's dialect and locale, so that a
 // runtime forwards it as it forwards a result's assembly, without writing text per error code.
-// It implements messaging.ErrorCompleter; errors of other subjects are returned unchanged.
+// It implements handling.ErrorCompleter; errors of other subjects are returned unchanged.
 //
 //   - tool.get_artifact: design document 000's error object as the text,
 //     {"error":"artifact_not_found","ref":"artifact:x","message":"工件不存在或已被删除"}, for every code

@@ -22,21 +22,17 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/handling"
 )
 
-// Request is what a Handler receives: the resolved (claim checks fetched) JSON body of a request
-// whose envelope was decoded and whose request_id is present.
-type Request struct {
-	Subject   string
-	RequestID string
-	Body      []byte
-	// Delivery counts deliveries of this message, 1 on the first.
-	Delivery uint64
-}
+// Request is what a Handler receives (handling.Request; the alias keeps the pipeline's API in its
+// own terms).
+type Request = handling.Request
 
-// Handler answers one request. The result is marshalled to JSON into the reply's "result". An error
-// is mapped by the ErrorMapper: permanent errors are answered at once; transient ones are retried.
-type Handler func(ctx context.Context, req Request) (result any, err error)
+// Handler answers one request (handling.Handler). The result is marshalled to JSON into the reply's
+// "result". An error is mapped by the ErrorMapper: permanent errors are answered at once; transient
+// ones are retried.
+type Handler = handling.Handler
 
 // Config tunes the pipeline. The zero value is completed by setDefaults.
 type Config struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/internal/gcpace"
 )
 
@@ -95,10 +96,9 @@ type Message struct {
 	Delivery uint64
 }
 
-// Encoded is a handler result that is already valid, compact JSON; Process puts it into the reply as
-// it is. Handlers whose results carry megabytes of base64 use it to skip encoding/json's second pass
-// over every byte (it validates and compacts embedded json.RawMessage values).
-type Encoded []byte
+// Encoded is a handler result that is already valid, compact JSON (handling.Encoded); Process puts
+// it into the reply as it is.
+type Encoded = handling.Encoded
 
 // Processor runs requests through a handler. Claims resolves claim-checked bodies.
 type Processor struct {
@@ -114,7 +114,7 @@ type Processor struct {
 // EnvelopeDecoder returns the request_id of a resolved request body. An error (a
 // *contracts.Error, or any error, which becomes invalid_request) makes the request poison: it is
 // answered and dead-lettered. The handlers package provides the worker's (handlers.DecodeEnvelope).
-type EnvelopeDecoder func(body []byte) (requestID string, err error)
+type EnvelopeDecoder = handling.EnvelopeDecoder
 
 // DecodeEnvelope is the minimal EnvelopeDecoder: the body is a JSON object with a non-empty string
 // request_id.

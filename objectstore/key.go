@@ -3,15 +3,17 @@ package objectstore
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentworks/artifact-worker/contracts"
 )
 
 // MaxKeyLen is the longest key, in bytes (the S3 limit).
-const MaxKeyLen = 1024
+const MaxKeyLen = contracts.MaxObjectKeyLen
 
 // Key prefixes of the storage contract.
 const (
-	ArtifactPrefix  = "artifacts/"
-	WorkspacePrefix = "workspaces/"
+	ArtifactPrefix  = contracts.ArtifactKeyPrefix
+	WorkspacePrefix = contracts.WorkspaceKeyPrefix
 )
 
 // ArtifactKey returns the key of the regular artifact id: "artifacts/{id}".

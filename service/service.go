@@ -142,9 +142,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		SubConn:       s.subConn,
 		PubConn:       s.pubConn,
 		Claims:        c.Claims,
-		MapError:      handlers.MapError,
-		Envelope:      handlers.DecodeEnvelope,
-		CompleteError: handlers.CompleteToolError,
+		MapError:      handlers.Policy.MapError,
+		Envelope:      handlers.Policy.Envelope,
+		CompleteError: handlers.Policy.CompleteError,
 		Logger:        log,
 		Tracer:        s.telemetry.TracerProvider.Tracer("artifact-worker"),
 		Meter:         meter,
@@ -248,13 +248,22 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	}, nil
 }
 
+// Processor is subject's handler run under the worker's policy (handlers.Policy), with the claim
+// checks of c: what replay runs a stored request through, as the pipeline runs it. ok is false for
+// a subject the worker does not serve.
+func (c *Components) Processor(subject string) (p messaging.Processor, ok bool) {
+	h, ok := c.Handlers[subject]
+	return messaging.Processor{Claims: c.Claims, MapError: handlers.Policy.MapError, Envelope: handlers.Policy.Envelope,
+		CompleteError: handlers.Policy.CompleteError, Handler: h}, ok
+}
+
 // startFront registers the plain request/reply front (the NATS micro service) on the consuming
 // connection; it stores requests through the publishing one.
 func (s *Service) startFront() error {
 	front, err := messaging.StartRequestReply(s.subConn, s.js, messaging.RequestReplyConfig{
 		Version:       buildinfo.Version,
 		Metadata:      map[string]string{"commit": buildinfo.CommitOrUnknown()},
-		CompleteError: handlers.CompleteToolError,
+		CompleteError: handlers.Policy.CompleteError,
 	}, s.log)
 	if err != nil {
 		return fmt.Errorf("request/reply front: %w", err)

@@ -1,13 +1,13 @@
 package workspace
 
 import (
-	"github.com/agentworks/artifact-worker/objectstore"
-
 	"fmt"
 	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentworks/artifact-worker/contracts"
 )
 
 // Limits of workspace IDs and relative paths.
@@ -18,7 +18,7 @@ const (
 	// MaxPathLen is the longest accepted clean relative path, in bytes of UTF-8. It is chosen so
 	// that the file's object key (objectstore.WorkspaceKey) never exceeds 1024 bytes, the S3 (and
 	// MinIO) limit on object keys.
-	MaxPathLen = 1024 - len(objectstore.WorkspacePrefix) - MaxWorkspaceIDLen - len("/")
+	MaxPathLen = contracts.MaxObjectKeyLen - len(contracts.WorkspaceKeyPrefix) - MaxWorkspaceIDLen - len("/")
 
 	// MaxSegmentLen is the longest accepted path segment (file or directory name), in bytes of
 	// UTF-8: MinIO stores objects on file systems that reject longer names.

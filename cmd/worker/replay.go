@@ -18,7 +18,6 @@ import (
 
 	"github.com/agentworks/artifact-worker/handlers"
 	"github.com/agentworks/artifact-worker/llmservices"
-	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/replay"
 	"github.com/agentworks/artifact-worker/service"
 )
@@ -228,9 +227,5 @@ func runReplay(ctx context.Context, cfg service.Config, opts replay.Options, out
 		return replay.Summary{}, err
 	}
 	opts.Replicas = cfg.JetStreamReplicas
-	proc := func(subject string) (messaging.Processor, bool) {
-		h, ok := c.Handlers[subject]
-		return messaging.Processor{Claims: c.Claims, MapError: handlers.MapError, Envelope: handlers.DecodeEnvelope, CompleteError: handlers.CompleteToolError, Handler: h}, ok
-	}
-	return replay.Run(ctx, js, nc, c.Topology.Stream, proc, opts, out, progress)
+	return replay.Run(ctx, js, nc, c.Topology.Stream, c.Processor, opts, out, progress)
 }
