@@ -10,8 +10,8 @@ import (
 	"log/slog"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/handling"
+	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
