@@ -19,6 +19,8 @@ export declare const Subjects: Readonly<{
 export declare const REQUEST_REPLY_PREFIX: "artifact-worker.";
 export declare const STREAM: "WORKER_REQUESTS";
 export declare const CLAIM_CHECK_BUCKET: "WORKER_CLAIMS";
+/** Request header carrying the caller's deadline (RFC 3339 UTC, milliseconds); a worker does not start the request after it. */
+export declare const HEADER_DEADLINE: "Artifact-Worker-Deadline";
 
 /** Request and result type of each subject. */
 export interface SubjectTypes {
@@ -46,6 +48,8 @@ export declare class WorkerError extends Error {
   readonly retryable: boolean;
   readonly requestId: string;
   readonly error: ErrorObject;
+  /** False: the request was stored and answered; its request_id is spent (see `retryable`). */
+  readonly retrySafe: false;
 }
 
 /** The request_id was already sent within JetStream's 2-minute de-duplication window. */
@@ -53,11 +57,22 @@ export declare class DuplicateRequestError extends Error {
   readonly code: "duplicate_request";
   readonly subject: string;
   readonly requestId: string;
+  /** False: it is stored (by the first sender); asking again needs a new request_id. */
+  readonly retrySafe: false;
+}
+
+/** JetStream refused to store the request (an API error other than unavailable): it is not stored. */
+export declare class StoreError extends Error {
+  readonly subject: string;
+  readonly requestId: string;
+  /** True, but the same request will most likely be refused again. */
+  readonly retrySafe: true;
 }
 
 /**
- * A call ran out of time before the request was stored ("store": JetStream sent no acknowledgement in
- * time, nats.js's TimeoutError is the cause) or before its reply ("reply").
+ * A call ran out of time (its timeout, also the request's deadline): before JetStream acknowledged
+ * the request although the client kept trying ("store": `cause` is the last failure, a retry with
+ * the same request_id is safe) or before its reply ("reply": stored, not started after its deadline).
  */
 export declare class WorkerTimeoutError extends Error {
   readonly subject: string;
@@ -66,13 +81,25 @@ export declare class WorkerTimeoutError extends Error {
   readonly stage: "store" | "reply";
   /** The request's sequence in WORKER_REQUESTS (stage "reply"). */
   readonly streamSeq?: number;
+  /** Attempts at storing the request. */
+  readonly attempts: number;
+  /** True for "store" (sent again with the same request_id, it is stored at most once), false for "reply". */
+  readonly retrySafe: boolean;
+}
+
+/** Options of a client. */
+export interface ClientOptions {
+  /** Default milliseconds a call waits (60 000); also the deadline each request carries. */
+  timeout?: number;
+  /** Milliseconds one attempt at storing a request waits for JetStream's acknowledgement before it is tried again (3 000). */
+  storeAttemptTimeout?: number;
 }
 
 export declare function newRequestId(): string;
 
 export declare class WorkerClient {
-  constructor(nc: NatsConnection, opts?: { timeout?: number });
-  static connect(connectOptions?: ConnectionOptions, opts?: { timeout?: number }): Promise<WorkerClient>;
+  constructor(nc: NatsConnection, opts?: ClientOptions);
+  static connect(connectOptions?: ConnectionOptions, opts?: ClientOptions): Promise<WorkerClient>;
   readonly nc: NatsConnection;
   close(): Promise<void>;
   claims(): Promise<ObjectStore>;

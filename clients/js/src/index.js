@@ -26,6 +26,16 @@ export const CLAIM_CHECK_BUCKET = "WORKER_CLAIMS";
 /** Bytes kept free for headers when deciding whether a body fits one message (as the worker does). */
 const HEADROOM = 16 * 1024;
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** Milliseconds one attempt at storing a request waits for JetStream's acknowledgement (then it is tried again, until the call's deadline). */
+const STORE_ATTEMPT_TIMEOUT_MS = 3_000;
+const BACKOFF_FIRST_MS = 50;
+const BACKOFF_MAX_MS = 1_000;
+
+/**
+ * Request header carrying the caller's deadline (the call's timeout) as an RFC 3339 UTC time with
+ * milliseconds: a worker does not start the request after it (contracts/README.md, "Deadlines").
+ */
+export const HEADER_DEADLINE = "Artifact-Worker-Deadline";
 const CLAIM_TTL_NS = 3600 * 1e9;
 
 /** A reply with ok=false: `code` is stable (contracts/README.md, Error codes), `message` is for people. */
@@ -40,6 +50,11 @@ export class WorkerError extends Error {
     this.requestId = requestId;
     /** The error object of the reply as sent (it may carry fields this client does not know). */
     this.error = error;
+    /**
+     * False: the request was stored and answered, so its request_id is spent. `retryable` is the
+     * worker's word that the same request may succeed later, sent with a new request_id.
+     */
+    this.retrySafe = false;
   }
 }
 
@@ -54,21 +69,43 @@ export class DuplicateRequestError extends Error {
     this.code = "duplicate_request";
     this.subject = subject;
     this.requestId = requestId;
+    /** False: the request is stored (by the first sender); sending it again needs a new request_id. */
+    this.retrySafe = false;
   }
 }
 
 /**
- * A call ran out of time. `stage` says where: "store" (JetStream did not acknowledge the request:
- * it may or may not be stored) or "reply" (the request is stored as `streamSeq` and will be handled
- * when a worker consumes it, but no reply came in time).
+ * JetStream refused to store the request (an API error other than "unavailable", e.g. a body over
+ * the stream's limits): it is not stored. `retrySafe` is true, but the same request will most
+ * likely be refused again; `cause` is nats.js's JetStreamApiError.
+ */
+export class StoreError extends Error {
+  constructor({ subject, requestId, cause }) {
+    super(`${subject} request_id ${JSON.stringify(requestId)}: JetStream refused the request (${cause.message}); it is not stored`, { cause });
+    this.name = "StoreError";
+    this.subject = subject;
+    this.requestId = requestId;
+    this.retrySafe = true;
+  }
+}
+
+/**
+ * A call ran out of time (its timeout, which is also the deadline the request carries). `stage`
+ * says where:
+ *   - "store": JetStream did not acknowledge the request, although the client kept trying until
+ *     the deadline (`attempts`; `cause` is the last failure). It may or may not be stored;
+ *     `retrySafe` is true: sent again with the same request_id, it is stored at most once.
+ *   - "reply": the request is stored as `streamSeq`, but no reply came in time. A worker does not
+ *     start it after its deadline. `retrySafe` is false: asking again needs a new request_id.
  */
 export class WorkerTimeoutError extends Error {
-  constructor({ subject, requestId, timeoutMs, stage, streamSeq, cause }) {
+  constructor({ subject, requestId, timeoutMs, stage, streamSeq, attempts = 1, detail = "", cause }) {
     const s = Math.round(timeoutMs / 100) / 10;
     const consumer = "worker_" + subject.replaceAll(".", "_");
+    const tries = `${attempts} attempt${attempts === 1 ? "" : "s"}${detail ? `: ${detail}` : ""}`;
     const message = stage === "store"
-      ? `${subject} request_id ${JSON.stringify(requestId)}: JetStream did not acknowledge the request within ${s}s; it may not be stored. Is NATS reachable and has a worker created the stream ${STREAM}? Retrying with the same request_id is safe.`
-      : `${subject} request_id ${JSON.stringify(requestId)}: stored in ${STREAM} (seq ${streamSeq}) but no reply within ${s}s. It is handled when a worker consumes it (is one running? \`nats consumer info ${STREAM} ${consumer}\` shows what is pending); a late reply to this call is dropped. Asking again needs a new request_id.`;
+      ? `${subject} request_id ${JSON.stringify(requestId)}: JetStream did not acknowledge the request within ${s}s (${tries}); it may not be stored. Is NATS reachable and has a worker created the stream ${STREAM}? Retrying with the same request_id is safe.`
+      : `${subject} request_id ${JSON.stringify(requestId)}: stored in ${STREAM} (seq ${streamSeq}) but no reply within ${s}s. A worker does not start it after its deadline, the end of this call (is one running? \`nats consumer info ${STREAM} ${consumer}\` shows what is pending); a late reply to this call is dropped. Asking again needs a new request_id.`;
     super(message, cause ? { cause } : undefined);
     this.name = "WorkerTimeoutError";
     this.subject = subject;
@@ -76,6 +113,8 @@ export class WorkerTimeoutError extends Error {
     this.timeoutMs = timeoutMs;
     this.stage = stage;
     this.streamSeq = streamSeq;
+    this.attempts = attempts;
+    this.retrySafe = stage === "store";
   }
 }
 
@@ -102,12 +141,15 @@ const dec = new TextDecoder();
 export class WorkerClient {
   /**
    * @param {import("@nats-io/transport-node").NatsConnection} nc
-   * @param {{timeout?: number}} [opts] timeout: default milliseconds a call waits (60 000)
+   * @param {{timeout?: number, storeAttemptTimeout?: number}} [opts] timeout: default milliseconds a
+   *   call waits (60 000); storeAttemptTimeout: milliseconds one attempt at storing a request waits
+   *   for JetStream's acknowledgement before it is tried again (3 000)
    */
   constructor(nc, opts = {}) {
     this.nc = nc;
     this.js = jetstream(nc);
     this.timeout = opts.timeout ?? DEFAULT_TIMEOUT_MS;
+    this.storeAttemptTimeout = opts.storeAttemptTimeout ?? STORE_ATTEMPT_TIMEOUT_MS;
     this.ownsConnection = false;
     this.claimsPromise = null;
   }
@@ -163,7 +205,11 @@ export class WorkerClient {
   metadata(request, opts) { return this.call(Subjects.metadata, request, opts); }
 
   /**
-   * Publishes body (JSON bytes) on subject and returns the reply body, claim check resolved.
+   * Publishes body (JSON bytes) on subject and returns the reply body, claim check resolved. The
+   * request carries its deadline (now + timeout) in Artifact-Worker-Deadline. Storing it (the
+   * claim-checked body, then the request) is tried again under the same request_id, with back-off,
+   * until the deadline while JetStream does not answer, has no responders or is unavailable (503),
+   * as during a stream leader failover: JetStream stores a request_id once, so a repeat is safe.
    * @param {string} subject
    * @param {Uint8Array} body
    * @param {{timeout?: number, requestId?: string}} [opts]
@@ -173,31 +219,27 @@ export class WorkerClient {
     const timeoutMs = opts.timeout ?? this.timeout;
     const requestId = opts.requestId ?? requestIdOf(body);
     const deadline = Date.now() + timeoutMs;
+    const store = new StoreRetry({ subject, requestId, timeoutMs, deadline, attemptMs: this.storeAttemptTimeout });
     const inbox = createInbox();
     const sub = this.nc.subscribe(inbox, { max: 1 });
     try {
       const h = headers();
       h.set("Reply-To", inbox);
+      h.set(HEADER_DEADLINE, new Date(deadline).toISOString());
       if (requestId) h.set("Nats-Msg-Id", requestId);
       if (body.length > this.nc.info.max_payload - HEADROOM) {
         const name = "claim_" + randomHex(16);
-        await (await this.claims()).putBlob({ name }, body);
+        const blob = body;
+        await store.run(async () => (await this.claims()).putBlob({ name }, blob));
         h.set("Claim-Check", name);
         body = new Uint8Array(0);
       }
-      let ack;
-      try {
-        ack = await this.js.publish(subject, body, { headers: h, timeout: Math.max(1, deadline - Date.now()) });
-      } catch (err) {
-        if (isTimeout(err)) throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "store", cause: err });
-        if (isNoResponders(err)) {
-          throw new Error(`${subject}: no JetStream stream captures this subject (or JetStream is not enabled): start a worker on this NATS; it creates the stream ${STREAM}`, { cause: err });
-        }
-        throw err;
-      }
-      if (ack.duplicate) throw new DuplicateRequestError(subject, requestId);
+      const ack = await store.run((ms) => this.js.publish(subject, body, { headers: h, timeout: ms }));
+      // A duplicate on a later attempt is an earlier attempt of this call whose acknowledgement was
+      // lost: it is stored, and its reply comes to this inbox.
+      if (ack.duplicate && store.attempts === 1) throw new DuplicateRequestError(subject, requestId);
       const msg = await firstMessage(sub, deadline - Date.now());
-      if (!msg) throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "reply", streamSeq: ack.seq });
+      if (!msg) throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "reply", streamSeq: ack.seq, attempts: store.attempts });
       return await this.resolve(msg);
     } finally {
       sub.unsubscribe();
@@ -246,6 +288,49 @@ async function firstMessage(sub, ms) {
   } finally {
     clearTimeout(timer);
   }
+}
+
+// StoreRetry runs the attempts at storing one call's request until one succeeds, a failure is not
+// transient, or the call's deadline passes (WorkerTimeoutError, stage "store"). attempts counts the
+// attempts of the last run (the request's publish).
+class StoreRetry {
+  constructor({ subject, requestId, timeoutMs, deadline, attemptMs }) {
+    Object.assign(this, { subject, requestId, timeoutMs, deadline, attemptMs });
+    this.attempts = 0;
+  }
+
+  async run(attempt) {
+    this.attempts = 0;
+    let backoff = BACKOFF_FIRST_MS;
+    let last;
+    for (;;) {
+      const remaining = this.deadline - Date.now();
+      if (remaining <= 0) {
+        const detail = isNoResponders(last)
+          ? `no JetStream stream captures this subject (or JetStream is not enabled): start a worker on this NATS; it creates the stream ${STREAM}`
+          : last ? `last: ${last.message || last.name}` : "";
+        throw new WorkerTimeoutError({ subject: this.subject, requestId: this.requestId, timeoutMs: this.timeoutMs, stage: "store", attempts: this.attempts, detail, cause: last });
+      }
+      this.attempts++;
+      try {
+        return await attempt(Math.max(1, Math.min(remaining, this.attemptMs)));
+      } catch (err) {
+        if (!isTransient(err)) {
+          if (err?.name === "JetStreamApiError") throw new StoreError({ subject: this.subject, requestId: this.requestId, cause: err });
+          throw err;
+        }
+        last = err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(backoff, this.deadline - Date.now()))));
+      backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+    }
+  }
+}
+
+// isTransient: a failure to store that may pass (a stream leader being elected, a reconnect): no
+// acknowledgement in time, no responders, or JetStream's "unavailable" (status 503).
+function isTransient(err) {
+  return isTimeout(err) || isNoResponders(err) || (err?.name === "JetStreamApiError" && err.status === 503);
 }
 
 // isTimeout recognises nats.js's own timeout (TimeoutError: a request, here JetStream's publish

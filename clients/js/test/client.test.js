@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
-  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, Subjects, REQUEST_REPLY_PREFIX, assembleTurn,
+  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, StoreError, Subjects, REQUEST_REPLY_PREFIX, assembleTurn,
 } from "../src/index.js";
 import { natsURL, noisyPNG, randomId } from "./fixtures.js";
 
@@ -52,6 +52,7 @@ test("an error reply is a WorkerError with its stable code", async () => {
     assert.equal(err.code, "artifact_not_found");
     assert.equal(err.ref, ref);
     assert.equal(err.retryable, false);
+    assert.equal(err.retrySafe, false, "answered: its request_id is spent");
     // The tool result for the model: design document 000's not-found object, default dialect and locale.
     assert.deepEqual(err.error.assembly, {
       dialect: "openai-chat",
@@ -70,6 +71,7 @@ test("a repeated request_id is detected at once", async () => {
     assert.ok(err instanceof DuplicateRequestError, String(err));
     assert.equal(err.requestId, req.request_id);
     assert.match(err.message, /use a new request_id/);
+    assert.equal(err.retrySafe, false);
     return true;
   });
   assert.ok(Date.now() - start < 5000, "duplicate not reported at once");
@@ -86,33 +88,92 @@ test("timeouts say what happened", async (t) => {
     assert.equal(err.stage, "reply");
     assert.equal(err.streamSeq, 1);
     assert.match(err.message, /stored in WORKER_REQUESTS \(seq 1\) but no reply within 0\.4s/);
+    assert.equal(err.retrySafe, false);
     return true;
   });
   await assert.rejects(client.call("jstest.nostream." + stream, { ref: "x" }, { timeout: 2000 }),
     /no JetStream stream captures this subject/);
 });
 
-test("only nats.js's timeout is a store timeout, not an error that mentions one", async (t) => {
-  // A stand-in for JetStream on two subjects of this test: one never acknowledges, one answers with
-  // a JetStream API error whose description mentions a timeout.
-  const subject = "jstest.ack." + randomId("t").toLowerCase();
-  const silent = client.nc.subscribe(subject + ".silent");
-  const failing = client.nc.subscribe(subject + ".failing", {
-    callback: (_err, m) => m.respond(JSON.stringify({ error: { code: 503, err_code: 10008, description: "stream write timeout in raft proposal" } })),
+// A stand-in for JetStream on one subject of a test: each attempt at storing a request gets the
+// answer of its turn (answers[i], the last one repeated): "silent" (no acknowledgement),
+// {error} (a JetStream API error), or "ack" / "dup" (stored / a duplicate: then the worker's reply
+// goes to the request's Reply-To, once). Records each attempt's headers.
+function standIn(t, answers) {
+  const subject = "jstest.store." + randomId("s").toLowerCase();
+  const attempts = [];
+  let replied = false;
+  const sub = client.nc.subscribe(subject, {
+    callback: (_err, m) => {
+      attempts.push({ msgId: m.headers?.get("Nats-Msg-Id"), deadline: m.headers?.get("Artifact-Worker-Deadline"), at: Date.now() });
+      const a = answers[Math.min(attempts.length, answers.length) - 1];
+      if (a === "silent") return;
+      if (a.error) return m.respond(JSON.stringify({ error: a.error }));
+      m.respond(JSON.stringify({ stream: "STANDIN", seq: 7, ...(a === "dup" ? { duplicate: true } : {}) }));
+      if (!replied) {
+        replied = true;
+        client.nc.publish(m.headers.get("Reply-To"), JSON.stringify({ request_id: m.headers.get("Nats-Msg-Id"), ok: true, result: { attempt: attempts.length } }));
+      }
+    },
   });
-  t.after(() => { silent.unsubscribe(); failing.unsubscribe(); });
-  await assert.rejects(client.call(subject + ".silent", { ref: "x" }, { timeout: 300 }), (err) => {
+  t.after(() => sub.unsubscribe());
+  return { subject, attempts };
+}
+
+const unavailable = { code: 503, err_code: 10008, description: "JetStream system temporarily unavailable" };
+
+test("storing is tried again under the same request_id and deadline until JetStream acknowledges (failover)", async (t) => {
+  const c = new WorkerClient(client.nc, { storeAttemptTimeout: 200 });
+  const { subject, attempts } = standIn(t, ["silent", { error: unavailable }, "ack"]);
+  const start = Date.now();
+  const res = await c.call(subject, { request_id: "r-failover", ref: "x" }, { timeout: 10_000 });
+  assert.deepEqual(res, { attempt: 3 });
+  assert.equal(attempts.length, 3);
+  for (const a of attempts) assert.deepEqual([a.msgId, a.deadline], ["r-failover", attempts[0].deadline]);
+  // The deadline is the caller's: RFC 3339 UTC with milliseconds, the call's start plus its timeout.
+  assert.match(attempts[0].deadline, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  const late = Date.parse(attempts[0].deadline) - start;
+  assert.ok(late >= 10_000 && late < 11_000, `deadline ${late} ms after the call started`);
+});
+
+test("a duplicate on a later attempt is this call's own earlier attempt: its reply is awaited", async (t) => {
+  const c = new WorkerClient(client.nc, { storeAttemptTimeout: 200 });
+  const { subject, attempts } = standIn(t, ["silent", "dup"]);
+  // The silent attempt stands for a lost acknowledgement: the stand-in replies on the duplicate.
+  assert.deepEqual(await c.call(subject, { ref: "x" }, { timeout: 10_000 }), { attempt: 2 });
+  assert.equal(attempts.length, 2);
+});
+
+test("errors say whether a retry is safe", async (t) => {
+  const c = new WorkerClient(client.nc, { storeAttemptTimeout: 100 });
+  const silent = standIn(t, ["silent"]);
+  await assert.rejects(c.call(silent.subject, { ref: "x" }, { timeout: 600 }), (err) => {
     assert.ok(err instanceof WorkerTimeoutError, String(err));
     assert.equal(err.stage, "store");
+    assert.equal(err.retrySafe, true);
+    assert.ok(err.attempts >= 3 && err.attempts === silent.attempts.length, `${err.attempts} attempts, ${silent.attempts.length} seen`);
     assert.equal(err.cause?.name, "TimeoutError");
+    assert.match(err.message, /within 0\.6s \(\d+ attempts: last: .*\); it may not be stored.*Retrying with the same request_id is safe\./);
     return true;
   });
-  await assert.rejects(client.call(subject + ".failing", { ref: "x" }, { timeout: 5000 }), (err) => {
-    assert.ok(!(err instanceof WorkerTimeoutError), `reported as a timeout: ${err}`);
-    assert.equal(err.name, "JetStreamApiError");
-    assert.equal(err.message, "stream write timeout in raft proposal");
+  const busy = standIn(t, [{ error: unavailable }]);
+  await assert.rejects(c.call(busy.subject, { ref: "x" }, { timeout: 600 }), (err) => {
+    assert.ok(err instanceof WorkerTimeoutError, String(err));
+    assert.equal(err.stage, "store");
+    assert.equal(err.cause?.name, "JetStreamApiError", "the last failure is the cause");
+    assert.ok(busy.attempts.length >= 3);
     return true;
   });
+  // Any other JetStream API error is not passing: thrown at once, not a timeout.
+  const refused = standIn(t, [{ error: { code: 400, err_code: 10054, description: "message size exceeds maximum allowed" } }]);
+  await assert.rejects(c.call(refused.subject, { ref: "x" }, { timeout: 5000 }), (err) => {
+    assert.ok(err instanceof StoreError, String(err));
+    assert.equal(err.retrySafe, true);
+    assert.equal(err.cause.name, "JetStreamApiError");
+    assert.match(err.message, /JetStream refused the request \(message size exceeds maximum allowed\); it is not stored/);
+    return true;
+  });
+  assert.equal(refused.attempts.length, 1);
 });
 
 test("media: undefined is no choice: getArtifact asks for the assembly, as without media", async () => {

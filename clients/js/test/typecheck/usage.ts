@@ -1,7 +1,7 @@
 // Type-checked by test/types.test.js (tsc --noEmit): the package's types describe the calls a
 // TypeScript runtime makes, and refuse what the contract refuses.
 import {
-  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, assembleTurn, Subjects,
+  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, StoreError, HEADER_DEADLINE, assembleTurn, Subjects,
   type GetArtifactResult, type FileWrittenResult, type ChatMessage, type TurnMessage,
 } from "@agentworks/artifact-worker-client";
 
@@ -35,3 +35,13 @@ export function geminiTurn(res: GetArtifactResult, err: WorkerError): string[] {
   assembleTurn([{ name: "get_artifact", result: res }]);
   return turn.flatMap((m) => ("parts" in m ? m.parts.flatMap((p) => ("functionResponse" in p ? [p.functionResponse.name] : [])) : []));
 }
+
+// Every error of a call says whether sending it again is safe.
+export function retrySafe(err: unknown): boolean {
+  if (err instanceof WorkerTimeoutError) return err.retrySafe && err.attempts > 0;
+  if (err instanceof StoreError) return err.retrySafe;
+  if (err instanceof WorkerError || err instanceof DuplicateRequestError) return err.retrySafe;
+  return false;
+}
+export const deadlineHeader: "Artifact-Worker-Deadline" = HEADER_DEADLINE;
+export const client = (nc: WorkerClient["nc"]) => new WorkerClient(nc, { timeout: 5_000, storeAttemptTimeout: 500 });
