@@ -53,6 +53,10 @@ def quiet_loop():
     asyncio.get_running_loop().slow_callback_duration = 10
 
 
+async def ignore(err):
+    """An error_cb for connections a test drops on purpose (nats-py logs each error by default)."""
+
+
 def random_id(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(6)}"
 
@@ -66,3 +70,48 @@ def noisy_png(w: int, h: int) -> bytes:
 
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b"")
+
+
+class Proxy:
+    """A TCP proxy to the NATS server of NATS_URL that can drop every connection through it, as a
+    server failing over does to its clients (who then reconnect, through the proxy again)."""
+
+    def __init__(self):
+        from urllib.parse import urlparse
+
+        u = urlparse(NATS_URL.split(",")[0])
+        self.target = (u.hostname or "127.0.0.1", u.port or 4222)
+        self.writers = set()
+        self.connections = 0
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return f"nats://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    async def _serve(self, reader, writer):
+        self.connections += 1
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        self.writers.update((writer, up_writer))
+
+        async def pipe(src, dst):
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, asyncio.CancelledError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def drop(self):
+        """Closes every connection through the proxy."""
+        for w in list(self.writers):
+            w.close()
+        self.writers.clear()
+
+    async def close(self):
+        self.drop()
+        self.server.close()
+        await self.server.wait_closed()

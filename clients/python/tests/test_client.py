@@ -16,6 +16,7 @@ from artifact_worker_client import (
     HEADER_DEADLINE,
     STREAM,
     DuplicateRequestError,
+    ExpiredError,
     StoreError,
     Subjects,
     WorkerClient,
@@ -102,10 +103,11 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual((cm.exception.code, cm.exception.field), ("invalid_request", "locale"))
 
     async def test_repeated_request_id_is_detected_at_once(self):
-        for transport, client in self.clients.items():
-            with self.subTest(transport):
+        big = "x" * (self.nc.max_payload + 1)  # goes by claim check: the request_id is only in Nats-Msg-Id
+        for (transport, client), content in [(t, c) for t in self.clients.items() for c in ("a", big)]:
+            with self.subTest(transport, size=len(content)):
                 req = {"request_id": _env.random_id("dup"), "workspace_id": _env.random_id("py"), "path": "a.txt",
-                       "mime_type": "text/plain", "content": "a"}
+                       "mime_type": "text/plain", "content": content}
                 await client.file_written(req)
                 start = time.monotonic()
                 with self.assertRaises(DuplicateRequestError) as cm:
@@ -223,6 +225,63 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-lost-ack", "r-lost-ack"])
         self.assertEqual(seen[0]["Reply-To"], seen[1]["Reply-To"])
         self.assertEqual(seen[0][HEADER_DEADLINE], seen[1][HEADER_DEADLINE])
+
+    async def test_a_reply_lost_in_a_reconnect_is_asked_for_again(self):
+        # A stand-in for the worker (and for JetStream on the jetstream transport) stores the first
+        # request, then the caller's connection drops (its server failing over) before the reply:
+        # the client asks again with a new Nats-Msg-Id and gets the reply.
+        proxy = _env.Proxy()
+        nc = await nats.connect(await proxy.start(), reconnect_time_wait=0.1, max_reconnect_attempts=-1, error_cb=_env.ignore)
+        try:
+            for transport in TRANSPORTS:
+                with self.subTest(transport):
+                    subject = "pytest.again." + _env.random_id("a")
+                    seen = []
+
+                    async def stand_in(msg):
+                        seen.append(dict(msg.headers or {}))
+                        if transport == "jetstream":
+                            await msg.respond(json.dumps({"stream": "FAKE", "seq": len(seen)}).encode())
+                        if len(seen) == 1:
+                            await asyncio.sleep(0.3)
+                            proxy.drop()  # no reply to this one: it would be lost
+                            return
+                        reply_to = msg.headers.get("Reply-To") or msg.reply
+                        await self.nc.publish(reply_to, json.dumps({"request_id": "r-again", "ok": True, "result": {"n": len(seen)}}).encode())
+
+                    listen = subject if transport == "jetstream" else "artifact-worker." + subject
+                    sub = await self.nc.subscribe(listen, cb=stand_in)
+                    connections = proxy.connections
+                    try:
+                        res = await WorkerClient(nc, transport=transport).call(subject, {"request_id": "r-again"}, timeout=10)
+                    finally:
+                        await sub.unsubscribe()
+                    self.assertEqual(res, {"n": 2})
+                    self.assertGreater(proxy.connections, connections, "the client did not reconnect")
+                    self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-again", "r-again.again-1"])
+                    self.assertEqual(seen[0][HEADER_DEADLINE], seen[1][HEADER_DEADLINE])
+        finally:
+            await nc.close()
+            await proxy.close()
+
+    async def test_an_expired_reply_is_an_expired_error(self):
+        # The worker's answer to a request it found past its deadline (contracts/README.md, "Deadlines").
+        subject = "pytest.expired." + _env.random_id("e")
+
+        async def worker(msg):
+            await msg.respond(json.dumps({"stream": "FAKE", "seq": 1}).encode())
+            error = {"code": "expired", "message": "the request passed its deadline before a worker started it; it was not executed"}
+            await self.nc.publish(msg.headers["Reply-To"], json.dumps({"request_id": msg.headers["Nats-Msg-Id"], "ok": False, "error": error}).encode())
+
+        sub = await self.nc.subscribe(subject, cb=worker)
+        try:
+            with self.assertRaises(ExpiredError) as cm:
+                await self.clients["jetstream"].call(subject, {"request_id": "r-late"}, timeout=5)
+        finally:
+            await sub.unsubscribe()
+        err = cm.exception
+        self.assertIsInstance(err, WorkerError)
+        self.assertEqual((err.code, err.request_id, err.retryable, err.retry_safe), ("expired", "r-late", False, True))
 
     async def test_a_refused_request_is_not_retried(self):
         subject = "pytest.refused." + _env.random_id("r")

@@ -18,7 +18,7 @@ from .contract import (
     Subjects,
 )
 from .dialects import DIALECTS
-from .errors import ClientError, DuplicateRequestError, StoreError, WorkerError, WorkerTimeoutError
+from .errors import ClientError, DuplicateRequestError, ExpiredError, StoreError, WorkerError, WorkerTimeoutError
 from .turn import TurnError, assemble_turn
 
 __version__ = "0.1.0"
@@ -34,6 +34,7 @@ __all__ = [
     "STREAM",
     "ClientError",
     "DuplicateRequestError",
+    "ExpiredError",
     "StoreError",
     "Subjects",
     "TurnError",

@@ -8,7 +8,7 @@ import asyncio
 import json
 import secrets
 from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Tuple
 
 import nats
 import nats.errors
@@ -18,6 +18,7 @@ from nats.js import api
 from .contract import (
     CLAIM_CHECK_BUCKET,
     CODE_DUPLICATE_REQUEST,
+    CODE_EXPIRED,
     CODE_INTERNAL,
     CODE_UNAVAILABLE,
     HEADER_CLAIM_CHECK,
@@ -29,7 +30,7 @@ from .contract import (
     REQUEST_REPLY_PREFIX,
     Subjects,
 )
-from .errors import DuplicateRequestError, StoreError, WorkerError, WorkerTimeoutError
+from .errors import DuplicateRequestError, ExpiredError, StoreError, WorkerError, WorkerTimeoutError
 
 #: Seconds a call waits by default (as the Go and JavaScript clients).
 DEFAULT_TIMEOUT = 60.0
@@ -38,6 +39,9 @@ DEFAULT_TIMEOUT = 60.0
 STORE_ATTEMPT_TIMEOUT = 3.0
 _CLAIM_TTL = 3600.0
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.05, 1.0
+#: How often a call waiting for its reply looks whether its connection reconnected.
+_RECONNECT_POLL = 0.25
+_RECONNECTED = object()
 
 #: Failures of one attempt at storing a request that may pass (a stream leader being elected, a
 #: reconnect): the attempt is made again until the call's deadline.
@@ -76,7 +80,7 @@ class WorkerClient:
     request carries its deadline (the call's timeout) in ``Artifact-Worker-Deadline``, and storing
     is retried under the same request_id until the deadline, so a JetStream leader failover or a
     reconnect costs time, not the call. Errors: ``WorkerError`` (ok=false), ``DuplicateRequestError``,
-    ``WorkerTimeoutError``, ``StoreError``.
+    ``ExpiredError``, ``WorkerTimeoutError``, ``StoreError``.
 
     Safe for concurrent calls from one event loop. It closes the connection only if it opened it
     (``WorkerClient.connect``).
@@ -152,8 +156,8 @@ class WorkerClient:
 
     async def call(self, subject: str, request: Mapping[str, Any], *, timeout: Optional[float] = None) -> Any:
         """Sends request (a mapping; a request_id is added when it has none) on subject and returns
-        the reply's result. Raises WorkerError for ok=false, DuplicateRequestError,
-        WorkerTimeoutError, StoreError."""
+        the reply's result. Raises WorkerError for ok=false (DuplicateRequestError, ExpiredError
+        for their codes), WorkerTimeoutError, StoreError."""
         req = dict(request)
         if not req.get("request_id"):
             req["request_id"] = new_request_id()
@@ -165,6 +169,8 @@ class WorkerClient:
         error = reply.get("error") or {"code": CODE_INTERNAL, "message": "reply with ok=false and no error"}
         if error.get("code") == CODE_DUPLICATE_REQUEST:
             raise DuplicateRequestError(subject, rid, error)
+        if error.get("code") == CODE_EXPIRED:
+            raise ExpiredError(error, reply.get("request_id") or rid, subject)
         raise WorkerError(error, reply.get("request_id") or rid, subject)
 
     async def call_raw(self, subject: str, body: bytes, *, timeout: Optional[float] = None, request_id: Optional[str] = None) -> bytes:
@@ -205,19 +211,28 @@ class WorkerClient:
 
 
 class _Call:
-    """One call: its deadline, its inbox, its attempts."""
+    """One call: its deadline, its inbox, its attempts.
+
+    A reply is a core NATS message: one sent while this client's connection was down (its server
+    killed, a network blip) is lost although the request was handled. So while it waits, the call
+    watches the connection's reconnects; after one, it asks again: the same request (same
+    request_id, same inbox) with a new Nats-Msg-Id, ``<request_id>.again-<n>``, as the contract
+    allows (contracts/README.md, "Delivery semantics"). Reads answer again; a repeated
+    workspace.file_written is recognised by its request_id and recorded once.
+    """
 
     def __init__(self, client: WorkerClient, subject: str, request_id: str, timeout: float) -> None:
         self.c = client
         self.subject = subject
         self.request_id = request_id
         self.timeout = timeout
-        loop = asyncio.get_running_loop()
-        self.loop = loop
-        self.deadline = loop.time() + timeout
+        self.loop = asyncio.get_running_loop()
+        self.deadline = self.loop.time() + timeout
         self.wall_deadline = datetime.now(timezone.utc) + timedelta(seconds=timeout)
         self.attempts = 0
+        self.asked_again = 0
         self.last_error: Optional[BaseException] = None
+        self.reconnects = client.nc.stats["reconnects"]
 
     def remaining(self) -> float:
         return self.deadline - self.loop.time()
@@ -235,11 +250,6 @@ class _Call:
             headers = {HEADER_DEADLINE: deadline_header(self.wall_deadline)}
             if self.request_id:
                 headers[HEADER_MSG_ID] = self.request_id
-            if len(body) > nc.max_payload - HEADROOM:
-                name = "claim_" + secrets.token_hex(16)
-                await self._retry_store(lambda t: self._put_claim(name, body, t))
-                headers[HEADER_CLAIM_CHECK] = name
-                body = b""
             if self.c.transport == "jetstream":
                 headers[HEADER_REPLY_TO] = inbox
                 msg = await self._jetstream(body, headers, replies)
@@ -251,6 +261,21 @@ class _Call:
                 await sub.unsubscribe()
             except nats.errors.Error:
                 pass
+
+    async def _message(self, body: bytes, headers: dict, again: bool) -> Tuple[bytes, dict]:
+        """The body and headers of one attempt: a body too large for one message goes by claim
+        check (stored again under a new name when asking again: the worker may have removed the
+        first once it read it); asking again takes a new Nats-Msg-Id."""
+        headers = dict(headers)
+        if again and self.request_id:
+            self.asked_again += 1
+            headers[HEADER_MSG_ID] = f"{self.request_id}.again-{self.asked_again}"
+        if len(body) > self.c.nc.max_payload - HEADROOM:
+            name = "claim_" + secrets.token_hex(16)
+            await self._retry_store(lambda t: self._put_claim(name, body, t))
+            headers[HEADER_CLAIM_CHECK] = name
+            body = b""
+        return body, headers
 
     async def _put_claim(self, name: str, body: bytes, attempt_timeout: float) -> None:
         bucket = await asyncio.wait_for(self.c.claims(), attempt_timeout)
@@ -290,25 +315,56 @@ class _Call:
             stage="store", stored=False, attempts=self.attempts, detail=detail,
         )
 
+    def _reply_timeout(self, stored: Optional[bool], stream_seq: Optional[int] = None, detail: str = "") -> WorkerTimeoutError:
+        if self.asked_again:
+            detail = (detail + "; " if detail else "") + f"asked again {self.asked_again}x after reconnects"
+        return WorkerTimeoutError(
+            subject=self.subject, request_id=self.request_id, timeout=self.timeout,
+            stage="reply", stored=stored, stream_seq=stream_seq, attempts=self.attempts, detail=detail,
+        )
+
+    async def _next(self, replies: asyncio.Queue) -> Any:
+        """The next message on the call's inbox; None at the deadline; _RECONNECTED when the
+        connection reconnected since the last look (a reply may have been lost)."""
+        while True:
+            remaining = self.remaining()
+            if remaining <= 0:
+                return None
+            try:
+                return await asyncio.wait_for(replies.get(), min(_RECONNECT_POLL, remaining))
+            except asyncio.TimeoutError:
+                reconnects = self.c.nc.stats["reconnects"]
+                if reconnects != self.reconnects:
+                    self.reconnects = reconnects
+                    return _RECONNECTED
+
     async def _jetstream(self, body: bytes, headers: dict, replies: asyncio.Queue) -> Any:
-        first = self.attempts + 1
+        again = False
+        while True:
+            data, hdr = await self._message(body, headers, again)
+            first = self.attempts + 1
 
-        async def publish(attempt_timeout: float):
-            return await self.c.js.publish(self.subject, body, timeout=attempt_timeout, headers=dict(headers))
+            async def publish(attempt_timeout: float):
+                return await self.c.js.publish(self.subject, data, timeout=attempt_timeout, headers=dict(hdr))
 
-        ack = await self._retry_store(publish)
-        if ack.duplicate:
-            if self.attempts == first:
-                raise DuplicateRequestError(self.subject, self.request_id)
-            # An earlier attempt of this call was stored (its acknowledgement was lost): its reply
-            # comes to the same inbox.
-        try:
-            return await asyncio.wait_for(replies.get(), max(0.0, self.remaining()))
-        except asyncio.TimeoutError:
-            raise WorkerTimeoutError(
-                subject=self.subject, request_id=self.request_id, timeout=self.timeout,
-                stage="reply", stored=True, stream_seq=ack.seq, attempts=self.attempts,
-            ) from None
+            try:
+                ack = await self._retry_store(publish)
+            except WorkerTimeoutError:
+                if not again:
+                    raise
+                raise self._reply_timeout(True, seq) from None
+            if not again:
+                seq = ack.seq
+                if ack.duplicate and self.attempts == first:
+                    raise DuplicateRequestError(self.subject, self.request_id)
+                # A duplicate on a later attempt: an earlier attempt of this call was stored (its
+                # acknowledgement was lost), and its reply comes to the same inbox.
+            msg = await self._next(replies)
+            if msg is None:
+                raise self._reply_timeout(True, seq)
+            if msg is not _RECONNECTED:
+                return msg
+            again = True
 
     async def _plain(self, body: bytes, headers: dict, inbox: str, replies: asyncio.Queue) -> Any:
         """The plain request/reply path: the worker's front stores the request and answers by
@@ -317,39 +373,40 @@ class _Call:
         subject = REQUEST_REPLY_PREFIX + self.subject
         backoff = _BACKOFF_FIRST
         detail = ""
-
-        def timeout() -> WorkerTimeoutError:
-            return WorkerTimeoutError(
-                subject=self.subject, request_id=self.request_id, timeout=self.timeout,
-                stage="reply", stored=None, attempts=self.attempts, detail=detail,
-            )
-
+        again = False
+        sent = 0
         while True:
+            data, hdr = await self._message(body, headers, again)
+            again = False
             self.attempts += 1
+            sent += 1
             try:
-                await self.c.nc.publish(subject, body, reply=inbox, headers=dict(headers))
+                await self.c.nc.publish(subject, data, reply=inbox, headers=hdr)
             except _TRANSIENT as err:
-                detail = "not sent: " + (str(err) or type(err).__name__)
+                answer: Any = "not sent: " + (str(err) or type(err).__name__)
             else:
-                msg = await self._plain_answer(replies, subject)
-                if msg is None:
-                    raise timeout()
-                if not isinstance(msg, str):
-                    return msg
-                detail = msg
+                answer = await self._plain_answer(replies, subject, first=sent == 1)
+            if answer is None:
+                raise self._reply_timeout(None, detail=detail)
+            if answer is _RECONNECTED:
+                again = True
+                continue
+            if not isinstance(answer, str):
+                return answer
+            detail = answer
             if self.remaining() <= 0:
-                raise timeout()
+                raise self._reply_timeout(None, detail=detail)
             await asyncio.sleep(max(0.0, min(backoff, self.remaining())))
             backoff = min(backoff * 2, _BACKOFF_MAX)
 
-    async def _plain_answer(self, replies: asyncio.Queue, subject: str) -> Any:
-        """The answer to one plain attempt: the reply (a message), None at the deadline, or why
-        the request was not stored (a string: try again)."""
+    async def _plain_answer(self, replies: asyncio.Queue, subject: str, first: bool) -> Any:
+        """The answer to one plain attempt (the call's first or a later one): the reply (a
+        message), None at the deadline, _RECONNECTED, or why the request was not stored (a
+        string: try again)."""
         while True:
-            try:
-                msg = await asyncio.wait_for(replies.get(), max(0.0, self.remaining()))
-            except asyncio.TimeoutError:
-                return None
+            msg = await self._next(replies)
+            if msg is None or msg is _RECONNECTED:
+                return msg
             hdr = msg.headers or {}
             if hdr.get(api.Header.STATUS) == "503" and not msg.data:
                 return f"no worker serves {subject}"
@@ -358,7 +415,7 @@ class _Call:
             code = _error_code(msg.data)
             if code == CODE_UNAVAILABLE:
                 return "the worker could not store it"
-            if code == CODE_DUPLICATE_REQUEST and self.attempts > 1:
+            if code == CODE_DUPLICATE_REQUEST and not first:
                 continue  # an earlier attempt of this call is stored: its reply comes here
             return msg  # call() raises DuplicateRequestError for a first attempt
 

@@ -39,3 +39,4 @@ HEADROOM = 16 * 1024
 CODE_DUPLICATE_REQUEST = "duplicate_request"
 CODE_UNAVAILABLE = "unavailable"
 CODE_INTERNAL = "internal_error"
+CODE_EXPIRED = "expired"

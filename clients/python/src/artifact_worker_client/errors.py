@@ -11,10 +11,11 @@ from .contract import STREAM
 class ClientError(Exception):
     """Base class of the client's errors.
 
-    ``retry_safe`` is True when the same request may be sent again with the same ``request_id``
-    (``err.request_id``): the request is not known to be stored, and JetStream stores a request_id
-    at most once, so a retry cannot run it twice. False: the request was handled, or is stored and
-    will be; see each error for what to do instead.
+    ``retry_safe`` is True when sending the request again cannot run it twice: with the same
+    ``request_id`` (``err.request_id``) after a store timeout or a StoreError (JetStream stores a
+    request_id at most once), with a new one after a WorkerError the worker calls ``retryable`` or
+    an ExpiredError (nothing ran). False: the request ran, or is stored and will run; each error
+    says what to do instead.
     """
 
     retry_safe = False
@@ -64,6 +65,15 @@ class DuplicateRequestError(WorkerError):
         )
         super().__init__({**(error or {}), "code": "duplicate_request", "message": message}, request_id, subject)
         self.retry_safe = False
+
+
+class ExpiredError(WorkerError):
+    """The worker answered ``expired``: the request's deadline passed before a worker started it,
+    and it was not executed. Send it again with a new request_id (and so a new deadline)."""
+
+    def __init__(self, error: Mapping[str, Any], request_id: str = "", subject: str = "") -> None:
+        super().__init__(error, request_id, subject)
+        self.retry_safe = True
 
 
 class WorkerTimeoutError(ClientError, TimeoutError):
