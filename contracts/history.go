@@ -5,7 +5,8 @@ import "encoding/json"
 // GetHistoryImageRequest is the body of tool.get_history_image.
 type GetHistoryImageRequest struct {
 	RequestID string `json:"request_id"`
-	// ImageMD5 is the hex MD5 from a [Picture:history_{md5}] placeholder, with or without "history_".
+	// ImageMD5 is the hex MD5 from a [Picture:history_{md5}] (or [File:history_{md5}]) placeholder,
+	// with or without "history_", or the whole placeholder.
 	ImageMD5 string `json:"image_md5"`
 	// ServiceID and Capabilities work as in GetArtifactRequest: the image is fitted to what the
 	// model accepts (formats and limits), and described when the model has no vision. With neither,
@@ -18,7 +19,9 @@ type GetHistoryImageRequest struct {
 	Media string `json:"media,omitempty"`
 }
 
-// HistoryImageBlock is the seeds' multimodal block: {"type":"image","mime_type","base64"}.
+// HistoryImageBlock is the seeds' multimodal block: {"type":"image","mime_type","base64"}; a
+// document cached from a [File:history_...] placeholder comes as type "file", audio as "audio",
+// video as "video".
 type HistoryImageBlock struct {
 	Type     string `json:"type"`
 	MimeType string `json:"mime_type"`

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handling"
@@ -158,11 +159,14 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req handling.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	caps, err := h.capabilities(r)
+	formats := formatsFor(h.Formats, r.ServiceID, dia)
+	if kind := mediaKind(img.MimeType); kind != contracts.BinaryImage {
+		return h.file(ctx, r, md5, img, kind, loc, dia, med, formats)
+	}
+	caps, err := h.capabilities(r, contracts.CapVision)
 	if err != nil {
 		return nil, err
 	}
-	formats := formatsFor(h.Formats, r.ServiceID, dia)
 	text := historyimage.Placeholder(md5)
 	mime, data := img.MimeType, img.Data
 	var res contracts.GetHistoryImageResult
@@ -249,14 +253,62 @@ func fitWhole(img historyimage.Image, formats routing.Formats, dialect string) (
 	return fittedImage{mime: mime, data: base64.StdEncoding.EncodeToString(out), processing: p}, nil
 }
 
-// capabilities is the explicit list, else the registry's entry for service_id, else vision (the
-// runtime asked for an image).
-func (h *GetHistoryImage) capabilities(r contracts.GetHistoryImageRequest) (routing.Capabilities, error) {
+// capabilities is the explicit list, else the registry's entry for service_id, else need (the
+// runtime asked for the medium: vision for an image).
+func (h *GetHistoryImage) capabilities(r contracts.GetHistoryImageRequest, need string) (routing.Capabilities, error) {
 	switch {
 	case r.Capabilities != nil:
 		return explicitCapabilities(r.Capabilities)
 	case r.ServiceID != "" && h.Capabilities != nil:
 		return routing.NewCapabilities(h.Capabilities.Capabilities(r.ServiceID)...), nil
 	}
-	return routing.NewCapabilities(contracts.CapVision), nil
+	return routing.NewCapabilities(need), nil
+}
+
+// mediaKind is the kind of a cached medium by its (detected) MIME type.
+func mediaKind(mime string) string {
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		return contracts.BinaryImage
+	case strings.HasPrefix(mime, "audio/"):
+		return contracts.BinaryAudio
+	case strings.HasPrefix(mime, "video/"):
+		return contracts.BinaryVideo
+	}
+	return contracts.BinaryDocument
+}
+
+// file answers a cached document, audio or video ([File:history_{md5}]) as tool.get_artifact
+// answers an artifact: routed by the model's capabilities and formats (routing.Route), in the
+// request's dialect; Content holds one block {"type":"file"|"audio"|"video","mime_type","base64"}
+// when the medium is sent.
+func (h *GetHistoryImage) file(ctx context.Context, r contracts.GetHistoryImageRequest, md5 string, img historyimage.Image, kind, loc, dia, med string, formats routing.Formats) (any, error) {
+	caps, err := h.capabilities(r, capabilityFor(kind))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(img.Data)
+	if err != nil {
+		return nil, fmt.Errorf("history file %s: %w", md5, err)
+	}
+	name := img.Filename
+	if name == "" {
+		name = "history_" + md5
+	}
+	res := routing.Route(routing.Input{ID: "history_" + md5, Filename: name, DeclaredMIME: img.MimeType, Content: raw,
+		Capabilities: caps, Locale: loc, Formats: formats, Dialect: dia})
+	var out contracts.GetHistoryImageResult
+	out.Usage = routing.EstimateUsage(res, dia)
+	if res.Routing == contracts.RouteFile && res.File != nil && med != contracts.MediaAssembly {
+		typ := "file"
+		if kind == contracts.BinaryAudio || kind == contracts.BinaryVideo {
+			typ = kind
+		}
+		out.Content = []contracts.HistoryImageBlock{{Type: typ, MimeType: res.File.File.MimeType, Base64: res.File.File.Data}}
+	}
+	if med != contracts.MediaResult {
+		out.Assembly = routing.Assemble(res, dia, formats.ToolResultMedia)
+	}
+	countSaved(ctx, h.Tokens, contracts.SubjectGetHistoryImage, dia, out.Usage.TokensSaved)
+	return out, nil
 }

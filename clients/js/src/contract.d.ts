@@ -198,7 +198,7 @@ export interface GetHistoryImageResult {
 
 /** get_history_image.result.json #/$defs/HistoryImageBlock */
 export interface HistoryImageBlock {
-  type: "image";
+  type: "image" | "file" | "audio" | "video";
   mime_type: string;
   base64: string;
 }
