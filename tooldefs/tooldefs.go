@@ -97,14 +97,19 @@ const (
 	DialectOpenAIChat      = contracts.DialectOpenAIChat
 	DialectOpenAIResponses = contracts.DialectOpenAIResponses
 	DialectAnthropic       = contracts.DialectAnthropic
+	DialectGemini          = contracts.DialectGemini
+	DialectBedrockConverse = contracts.DialectBedrockConverse
 )
 
-// Dialects lists the dialects Render accepts.
-var Dialects = []string{DialectOpenAIChat, DialectOpenAIResponses, DialectAnthropic}
+// Dialects lists the dialects Render accepts. LangChain binds tools in the OpenAI chat form
+// (bind_tools takes those dicts), so it has no form of its own here.
+var Dialects = []string{DialectOpenAIChat, DialectOpenAIResponses, DialectAnthropic, DialectGemini, DialectBedrockConverse}
 
-// Render returns the tools as a JSON array of function-calling definitions in dialect: OpenAI chat
-// ({"type":"function","function":{...}}), OpenAI Responses ({"type":"function","name",...}) or
-// Anthropic ({"name","description","input_schema"}).
+// Render returns the tools as the JSON value of the request's tools field in dialect: OpenAI chat
+// ([{"type":"function","function":{...}}]), OpenAI Responses ([{"type":"function","name",...}]),
+// Anthropic ([{"name","description","input_schema"}]), Gemini (one Tool holding every function:
+// [{"functionDeclarations":[{"name","description","parameters"}]}]) or Bedrock Converse
+// (toolConfig.tools: [{"toolSpec":{"name","description","inputSchema":{"json":{...}}}}]).
 func Render(dialect, locale string) ([]byte, error) {
 	if !slices.Contains(Dialects, dialect) {
 		return nil, fmt.Errorf("dialect %q: use one of %v", dialect, Dialects)
@@ -113,6 +118,7 @@ func Render(dialect, locale string) ([]byte, error) {
 		return nil, fmt.Errorf("locale %q: use zh or en", locale)
 	}
 	out := []any{}
+	var decls []any // gemini
 	for _, t := range Tools(locale) {
 		switch dialect {
 		case DialectOpenAIChat:
@@ -123,7 +129,15 @@ func Render(dialect, locale string) ([]byte, error) {
 				"parameters": t.Parameters, "strict": false})
 		case DialectAnthropic:
 			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Parameters})
+		case DialectGemini:
+			decls = append(decls, map[string]any{"name": t.Name, "description": t.Description, "parameters": t.Parameters})
+		case DialectBedrockConverse:
+			out = append(out, map[string]any{"toolSpec": map[string]any{"name": t.Name, "description": t.Description,
+				"inputSchema": map[string]any{"json": t.Parameters}}})
 		}
+	}
+	if dialect == DialectGemini {
+		out = append(out, map[string]any{"functionDeclarations": decls})
 	}
 	return json.MarshalIndent(out, "", "  ")
 }

@@ -149,3 +149,14 @@ func TestMCPHTTPNeedsTokenBeyondLoopback(t *testing.T) {
 		})
 	}
 }
+
+// TestToolsEveryDialect: worker tools prints, for each dialect, the file shipped in contracts/tools.
+func TestToolsEveryDialect(t *testing.T) {
+	for _, d := range []string{"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock-converse"} {
+		code, stdout, stderr := worker(t, "tools", "--dialect", d, "--locale", "en")
+		want, err := os.ReadFile("../../contracts/tools/" + d + ".en.json")
+		if code != exitOK || err != nil || stdout != string(want) {
+			t.Errorf("worker tools --dialect %s: exit %d, %v, stderr %q; stdout is not contracts/tools/%s.en.json", d, code, err, stderr, d)
+		}
+	}
+}

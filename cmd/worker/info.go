@@ -25,9 +25,9 @@ func versionCmd(args []string) int {
 // toolsCmd prints the tools as ready function-calling definitions.
 func toolsCmd(args []string) int {
 	fs := flag.NewFlagSet("worker tools", flag.ContinueOnError)
-	dialect := fs.String("dialect", tooldefs.DialectOpenAIChat, "openai-chat, openai-responses or anthropic")
+	dialect := fs.String("dialect", tooldefs.DialectOpenAIChat, "openai-chat, openai-responses, anthropic, gemini or bedrock-converse (LangChain: openai-chat)")
 	locale := fs.String("locale", tooldefs.LocaleZH, "language of the descriptions: zh or en")
-	prepareUsage(fs, `usage: worker tools [--dialect openai-chat|openai-responses|anthropic] [--locale zh|en]
+	prepareUsage(fs, `usage: worker tools [--dialect openai-chat|openai-responses|anthropic|gemini|bedrock-converse] [--locale zh|en]
 
 Prints get_artifact, get_history_image and write_file as a JSON array of function-calling tool
 definitions for the dialect, with the design documents' descriptions (the same files are in
