@@ -16,14 +16,14 @@ import (
 	"github.com/agentworks/artifact-worker/service"
 )
 
-// call sends one request and prints the reply JSON. Exit 0 when a reply came (ok or not), 1 on
-// timeout or transport failure, 2 on bad usage.
+// call sends one request and prints the reply JSON. Exit 0 on an ok reply, 3 on an error reply
+// (printed the same way), 1 on timeout or transport failure, 2 on bad usage.
 func call(args []string) int {
 	fs := flag.NewFlagSet("worker call", flag.ContinueOnError)
 	data := fs.String("data", "", "request JSON (default: read from stdin)")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for the reply; also the request's deadline (Artifact-Worker-Deadline): the worker does not start it later")
 	media := fs.String("media", "", "set the request's media field: both, result or assembly (where tool.get_artifact and tool.get_history_image put the media; default: the request's own, else both)")
-	prepareUsage(fs, "usage: worker call SUBJECT [--data JSON] [--timeout 60s] [--media both|result|assembly] [worker settings]\n\nSends one request (from --data or stdin; a request_id is added when it has none) to the worker on\nSUBJECT (tool.get_artifact, tool.get_history_image, workspace.file_written, context.preprocess,\nartifact.metadata) and prints the reply JSON.", args)
+	prepareUsage(fs, "usage: worker call SUBJECT [--data JSON] [--timeout 60s] [--media both|result|assembly] [worker settings]\n\nSends one request (from --data or stdin; a request_id is added when it has none) to the worker on\nSUBJECT (tool.get_artifact, tool.get_history_image, workspace.file_written, context.preprocess,\nartifact.metadata) and prints the reply JSON. Exit code 0: an ok reply; 3: an error reply (\"ok\": false, printed as\nwell); 1: no reply (timeout, NATS, a duplicate request_id); 2: bad usage.", args)
 	args = flagsFirst(args)
 	cfg, rest, err := loadConfig(fs, args, os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
@@ -68,6 +68,12 @@ func call(args []string) int {
 	}
 	os.Stdout.Write(reply)
 	fmt.Println()
+	var r struct {
+		OK *bool `json:"ok"`
+	}
+	if json.Unmarshal(reply, &r) == nil && r.OK != nil && !*r.OK {
+		return exitErrorReply
+	}
 	return exitOK
 }
 

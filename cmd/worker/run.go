@@ -18,6 +18,8 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2 // bad flags or settings
+	// exitErrorReply: worker call got a reply, printed, that is an error reply ("ok": false).
+	exitErrorReply = 3
 )
 
 func run(args []string) int {
