@@ -189,6 +189,21 @@ func TestMapErrorBoundsEchoedInput(t *testing.T) {
 	}
 }
 
+// A malformed ws: id longer than the message's bound: the message quotes it by its first 64 bytes
+// and still says what is wrong (the whole id, first, used to push the reason past the cut).
+func TestLongWorkspaceIDErrorKeepsTheReason(t *testing.T) {
+	for _, tc := range []struct{ id, reason string }{
+		{"ws:demo:" + strings.Repeat("A", 1500) + "!", "characters, at most"},
+		{"ws:demo:" + strings.Repeat("A", 400) + "!", "is not unpadded base64url"},
+	} {
+		_, err := resolveRef(tc.id)
+		wire, _ := MapError(withRef(tc.id, err))
+		if wire.Code != contracts.CodeInvalidArtifactID || !strings.Contains(wire.Message, tc.reason) || strings.Contains(wire.Message, strings.Repeat("A", 65)) {
+			t.Errorf("%d-byte id: %s %q, want the reason %q and at most 64 bytes of the id", len(tc.id), wire.Code, wire.Message, tc.reason)
+		}
+	}
+}
+
 // BenchmarkDecodeLargeBody measures decode on a 20 MB body, the worst case of the UTF-8 check:
 // text content (file_written) and a context of base64 images (preprocess).
 func BenchmarkDecodeLargeBody(b *testing.B) {

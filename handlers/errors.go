@@ -14,13 +14,15 @@ import (
 	"github.com/agentworks/artifact-worker/workspace"
 )
 
-// refError attaches the artifact reference a failure is about.
+// refError attaches the artifact reference a failure is about. Its message quotes the reference by
+// its first 64 bytes (the contract's rule for echoed input), so that what went wrong, after it,
+// survives the message's bound however long the reference is.
 type refError struct {
 	ref string
 	err error
 }
 
-func (e *refError) Error() string { return e.ref + ": " + e.err.Error() }
+func (e *refError) Error() string { return quote(e.ref) + ": " + e.err.Error() }
 func (e *refError) Unwrap() error { return e.err }
 
 func withRef(ref string, err error) error {
