@@ -48,8 +48,8 @@ export declare class WorkerError extends Error {
   readonly retryable: boolean;
   readonly requestId: string;
   readonly error: ErrorObject;
-  /** False: the request was stored and answered; its request_id is spent (see `retryable`). */
-  readonly retrySafe: false;
+  /** Sending the request again is safe and may succeed: `retryable` (not `expired`); under a new request_id, this one is spent. */
+  readonly retrySafe: boolean;
 }
 
 /** The request_id was already sent within JetStream's 2-minute de-duplication window. */
@@ -65,8 +65,8 @@ export declare class DuplicateRequestError extends Error {
 export declare class StoreError extends Error {
   readonly subject: string;
   readonly requestId: string;
-  /** True, but the same request will most likely be refused again. */
-  readonly retrySafe: true;
+  /** False: the same request would be refused again. */
+  readonly retrySafe: false;
 }
 
 /**
@@ -101,6 +101,8 @@ export declare class WorkerClient {
   constructor(nc: NatsConnection, opts?: ClientOptions);
   static connect(connectOptions?: ConnectionOptions, opts?: ClientOptions): Promise<WorkerClient>;
   readonly nc: NatsConnection;
+  /** Reconnects of nc seen so far: a call waiting for its reply asks again after one (a reply sent meanwhile is lost). */
+  reconnects: number;
   close(): Promise<void>;
   claims(): Promise<ObjectStore>;
   call<S extends Subject>(subject: S, request: RequestOf<S>, opts?: CallOptions): Promise<ResultOf<S>>;

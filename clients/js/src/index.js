@@ -30,6 +30,8 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const STORE_ATTEMPT_TIMEOUT_MS = 3_000;
 const BACKOFF_FIRST_MS = 50;
 const BACKOFF_MAX_MS = 1_000;
+/** How often a call waiting for its reply checks whether its connection reconnected. */
+const RECONNECT_CHECK_MS = 500;
 
 /**
  * Request header carrying the caller's deadline (the call's timeout) as an RFC 3339 UTC time with
@@ -51,10 +53,11 @@ export class WorkerError extends Error {
     /** The error object of the reply as sent (it may carry fields this client does not know). */
     this.error = error;
     /**
-     * False: the request was stored and answered, so its request_id is spent. `retryable` is the
-     * worker's word that the same request may succeed later, sent with a new request_id.
+     * Sending the request again is safe and may succeed: the worker marked the error retryable (the
+     * request had no effect, e.g. unavailable after every delivery). Send it under a new
+     * request_id: this one is spent (the stream drops a repeated one for two minutes).
      */
-    this.retrySafe = false;
+    this.retrySafe = this.retryable && this.code !== "expired";
   }
 }
 
@@ -76,8 +79,8 @@ export class DuplicateRequestError extends Error {
 
 /**
  * JetStream refused to store the request (an API error other than "unavailable", e.g. a body over
- * the stream's limits): it is not stored. `retrySafe` is true, but the same request will most
- * likely be refused again; `cause` is nats.js's JetStreamApiError.
+ * the stream's limits): it is not stored, and `retrySafe` is false (the same request would be
+ * refused again). `cause` is nats.js's JetStreamApiError.
  */
 export class StoreError extends Error {
   constructor({ subject, requestId, cause }) {
@@ -85,7 +88,7 @@ export class StoreError extends Error {
     this.name = "StoreError";
     this.subject = subject;
     this.requestId = requestId;
-    this.retrySafe = true;
+    this.retrySafe = false;
   }
 }
 
@@ -152,6 +155,11 @@ export class WorkerClient {
     this.storeAttemptTimeout = opts.storeAttemptTimeout ?? STORE_ATTEMPT_TIMEOUT_MS;
     this.ownsConnection = false;
     this.claimsPromise = null;
+    /** Reconnects of nc seen so far (a call asks again after one: a reply sent meanwhile is lost). */
+    this.reconnects = 0;
+    (async () => {
+      for await (const st of nc.status()) if (st.type === "reconnect") this.reconnects++;
+    })().catch(() => {});
   }
 
   /** Connects to NATS (options as for nats.js `connect`, e.g. `{servers: "nats://127.0.0.1:4222"}`). */
@@ -221,26 +229,45 @@ export class WorkerClient {
     const deadline = Date.now() + timeoutMs;
     const store = new StoreRetry({ subject, requestId, timeoutMs, deadline, attemptMs: this.storeAttemptTimeout });
     const inbox = createInbox();
-    const sub = this.nc.subscribe(inbox, { max: 1 });
-    try {
+    let gotReply;
+    const reply = new Promise((resolve) => { gotReply = resolve; });
+    const sub = this.nc.subscribe(inbox, { max: 1, callback: (_err, msg) => gotReply(msg) });
+    // Stores the request under msgId: the claim-checked body first when it is too large for one message.
+    const storeRequest = async (msgId) => {
       const h = headers();
       h.set("Reply-To", inbox);
       h.set(HEADER_DEADLINE, new Date(deadline).toISOString());
-      if (requestId) h.set("Nats-Msg-Id", requestId);
+      if (msgId) h.set("Nats-Msg-Id", msgId);
+      let data = body;
       if (body.length > this.nc.info.max_payload - HEADROOM) {
         const name = "claim_" + randomHex(16);
-        const blob = body;
-        await store.run(async () => (await this.claims()).putBlob({ name }, blob));
+        await store.run(async () => (await this.claims()).putBlob({ name }, body));
         h.set("Claim-Check", name);
-        body = new Uint8Array(0);
+        data = new Uint8Array(0);
       }
-      const ack = await store.run((ms) => this.js.publish(subject, body, { headers: h, timeout: ms }));
+      return store.run((ms) => this.js.publish(subject, data, { headers: h, timeout: ms }));
+    };
+    try {
+      let reconnects = this.reconnects;
+      const ack = await storeRequest(requestId);
       // A duplicate on a later attempt is an earlier attempt of this call whose acknowledgement was
       // lost: it is stored, and its reply comes to this inbox.
       if (ack.duplicate && store.attempts === 1) throw new DuplicateRequestError(subject, requestId);
-      const msg = await firstMessage(sub, deadline - Date.now());
-      if (!msg) throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "reply", streamSeq: ack.seq, attempts: store.attempts });
-      return await this.resolve(msg);
+      for (let asked = 0; ;) {
+        const msg = await within(reply, Math.min(RECONNECT_CHECK_MS, deadline - Date.now()));
+        if (msg) return await this.resolve(msg);
+        if (Date.now() >= deadline) {
+          throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "reply", streamSeq: ack.seq, attempts: store.attempts });
+        }
+        // A reply published while the connection was reconnecting is lost (core NATS): ask again,
+        // once per reconnect, under a new Nats-Msg-Id (the stream drops a repeated one); the worker
+        // answers with the same request_id, and requests are idempotent (contracts/README.md).
+        if (this.reconnects !== reconnects && requestId && !this.nc.isClosed()) {
+          reconnects = this.reconnects;
+          asked++;
+          await storeRequest(`${requestId}.again-${asked}`);
+        }
+      }
     } finally {
       sub.unsubscribe();
     }
@@ -276,15 +303,12 @@ function unwrap(reply, requestId) {
   throw new WorkerError(reply.error ?? { code: "internal_error", message: "reply with ok=false and no error" }, reply.request_id ?? requestId);
 }
 
-async function firstMessage(sub, ms) {
+// within is what promise resolves to within ms, or null.
+async function within(promise, ms) {
   let timer;
   const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve(null), Math.max(0, ms)); });
-  const next = (async () => {
-    for await (const m of sub) return m;
-    return null;
-  })();
   try {
-    return await Promise.race([next, timeout]);
+    return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -144,6 +144,28 @@ test("a duplicate on a later attempt is this call's own earlier attempt: its rep
   assert.equal(attempts.length, 2);
 });
 
+test("after a reconnect, a call waiting for its reply asks again under a new Nats-Msg-Id (a reply sent meanwhile is lost)", async (t) => {
+  const c = new WorkerClient(client.nc);
+  const subject = "jstest.again." + randomId("a").toLowerCase();
+  const seen = [];
+  const sub = client.nc.subscribe(subject, {
+    callback: (_err, m) => {
+      const id = m.headers.get("Nats-Msg-Id");
+      seen.push([id, m.headers.get("Artifact-Worker-Deadline")]);
+      m.respond(JSON.stringify({ stream: "STANDIN", seq: seen.length }));
+      // The first reply is "lost": only the request asked again is answered.
+      if (id.endsWith(".again-1")) client.nc.publish(m.headers.get("Reply-To"), JSON.stringify({ request_id: "r-again", ok: true, result: { asked: id } }));
+    },
+  });
+  t.after(() => sub.unsubscribe());
+  const call = c.call(subject, { request_id: "r-again", ref: "x" }, { timeout: 10_000 });
+  while (seen.length === 0) await new Promise((r) => setTimeout(r, 20));
+  c.reconnects++; // what the client's status watcher counts when nats.js reports a reconnect
+  assert.deepEqual(await call, { asked: "r-again.again-1" });
+  assert.deepEqual(seen.map(([id]) => id), ["r-again", "r-again.again-1"]);
+  assert.equal(seen[1][1], seen[0][1], "asked again with the same deadline");
+});
+
 test("errors say whether a retry is safe", async (t) => {
   const c = new WorkerClient(client.nc, { storeAttemptTimeout: 100 });
   const silent = standIn(t, ["silent"]);
@@ -168,7 +190,7 @@ test("errors say whether a retry is safe", async (t) => {
   const refused = standIn(t, [{ error: { code: 400, err_code: 10054, description: "message size exceeds maximum allowed" } }]);
   await assert.rejects(c.call(refused.subject, { ref: "x" }, { timeout: 5000 }), (err) => {
     assert.ok(err instanceof StoreError, String(err));
-    assert.equal(err.retrySafe, true);
+    assert.equal(err.retrySafe, false, "refused for good");
     assert.equal(err.cause.name, "JetStreamApiError");
     assert.match(err.message, /JetStream refused the request \(message size exceeds maximum allowed\); it is not stored/);
     return true;
