@@ -1,7 +1,5 @@
 package contracts
 
-import "strings"
-
 // ServiceName is the name the worker registers as a NATS micro service (`nats micro ls`), and the
 // queue group its request/reply endpoints share across replicas.
 const ServiceName = "artifact-worker"
@@ -16,12 +14,6 @@ const RequestReplyPrefix = ServiceName + "."
 
 // RequestReplySubject returns the plain request/reply subject of a v1 request subject.
 func RequestReplySubject(subject string) string { return RequestReplyPrefix + subject }
-
-// StreamSubject returns the v1 request subject of a plain request/reply subject, and whether s is one.
-func StreamSubject(s string) (string, bool) {
-	rest, ok := strings.CutPrefix(s, RequestReplyPrefix)
-	return rest, ok && rest != ""
-}
 
 // CodeDuplicateRequest answers a plain request whose request_id JetStream already holds (it drops a
 // repeated Nats-Msg-Id for two minutes): the request was not stored again, and its reply went to the

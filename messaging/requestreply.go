@@ -102,9 +102,6 @@ func StartRequestReply(nc *nats.Conn, js jetstream.Publisher, cfg RequestReplyCo
 // Stop unsubscribes the endpoints; a request being stored finishes.
 func (f *RequestReply) Stop() error { return f.svc.Stop() }
 
-// Info is the micro service's info (name, version, endpoints), as `nats micro info` shows it.
-func (f *RequestReply) Info() micro.Info { return f.svc.Info() }
-
 // handler stores each request within the handler call: micro reads the handler's error answer
 // when it returns, for `nats micro stats`.
 func (f *RequestReply) handler(subject string) micro.HandlerFunc {

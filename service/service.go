@@ -514,6 +514,3 @@ func OpenStore(ctx context.Context, cfg Config) (Store, error) {
 
 // HTTPAddr is the address the HTTP listener is bound to (useful with HTTP_ADDR=127.0.0.1:0).
 func (s *Service) HTTPAddr() string { return s.listener.Addr().String() }
-
-// Ready reports whether the pipeline's consumers are bound and it is not shutting down.
-func (s *Service) Ready() bool { return s.pipeline.Ready() }

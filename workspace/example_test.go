@@ -15,7 +15,8 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(id)
-	fmt.Println(workspace.IsWorkspaceID(id), workspace.IsWorkspaceID("artifact:3f2a9c1e"))
+	_, _, err = workspace.DecodeID("artifact:3f2a9c1e") // an artifact reference, not a workspace ID
+	fmt.Println(errors.Is(err, workspace.ErrNotWorkspaceID))
 
 	// Reading it back: decode, then build the object key.
 	ws, p, err := workspace.DecodeID(id)
@@ -34,7 +35,7 @@ func Example() {
 	fmt.Println(errors.Is(err, workspace.ErrNotWorkspaceID))
 	// Output:
 	// ws:ws1:ZG9jcy_miqXlkYogdjIubWQ
-	// true false
+	// true
 	// ws1 docs/报告 v2.md
 	// workspaces/ws1/docs/报告 v2.md
 	// true

@@ -85,11 +85,3 @@ func DecodeID(id string) (workspaceID, relPath string, err error) {
 	}
 	return wsID, clean, nil
 }
-
-// IsWorkspaceID reports whether s claims to be a workspace ID, i.e. starts with "ws:". It tells a
-// workspace reference from an artifact reference ("artifact:{id}" or a bare id) and does not
-// validate: a malformed "ws:..." is still a workspace reference, and DecodeID reports what is wrong
-// with it.
-func IsWorkspaceID(s string) bool {
-	return strings.HasPrefix(s, IDPrefix)
-}

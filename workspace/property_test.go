@@ -192,15 +192,17 @@ func TestProperty4TypeRecognition(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ws := genWorkspaceID.Draw(t, "ws")
 		p := genRawPath.Draw(t, "path")
-		if id, err := EncodeID(ws, p); err == nil && !IsWorkspaceID(id) {
-			t.Fatalf("IsWorkspaceID(%q) = false for an encoded ID", id)
+		if id, err := EncodeID(ws, p); err == nil {
+			if _, _, err := DecodeID(id); err != nil {
+				t.Fatalf("DecodeID(%q) = %v for an encoded ID", id, err)
+			}
 		}
 		bare := rapid.OneOf(
 			rapid.StringMatching(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`),
 			rapid.StringMatching(`[A-Za-z0-9_-]{1,40}`),
 		).Draw(t, "bare")
-		if IsWorkspaceID(bare) || IsWorkspaceID("artifact:"+bare) {
-			t.Fatalf("IsWorkspaceID recognises artifact reference %q", bare)
+		if _, _, err := DecodeID(bare); !errors.Is(err, ErrNotWorkspaceID) {
+			t.Fatalf("DecodeID(%q) = %v, want ErrNotWorkspaceID for a bare artifact id", bare, err)
 		}
 		if _, _, err := DecodeID("artifact:" + bare); !errors.Is(err, ErrNotWorkspaceID) {
 			t.Fatalf("DecodeID(artifact:%s) = %v, want ErrNotWorkspaceID", bare, err)
@@ -274,7 +276,7 @@ func checkDecodeAny(t *rapid.T, id string) {
 		if !errors.Is(err, ErrNotWorkspaceID) && !errors.Is(err, ErrPathTraversal) && !errors.Is(err, ErrInvalidPath) {
 			t.Fatalf("DecodeID(%q): undocumented error %v", id, err)
 		}
-		if !IsWorkspaceID(id) && !errors.Is(err, ErrNotWorkspaceID) {
+		if !strings.HasPrefix(id, IDPrefix) && !errors.Is(err, ErrNotWorkspaceID) {
 			t.Fatalf("DecodeID(%q) = %v; want ErrNotWorkspaceID without the prefix", id, err)
 		}
 		if ws != "" || p != "" {

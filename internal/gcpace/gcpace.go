@@ -59,8 +59,8 @@ func Hold(n int64) (release func()) {
 	}
 }
 
-// Held reports the number of large buffers in flight.
-func Held() int {
+// heldNow reports the number of large buffers in flight (for tests).
+func heldNow() int {
 	mu.Lock()
 	defer mu.Unlock()
 	return held

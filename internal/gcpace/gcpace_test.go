@@ -20,23 +20,23 @@ func TestHoldTightensUntilTheLastRelease(t *testing.T) {
 		t.Fatalf("GC percent before = %d, want 100", got)
 	}
 	small := Hold(Threshold - 1)
-	if got := percent(); got != 100 || Held() != 0 {
-		t.Fatalf("after a small hold: GC percent %d, held %d; want 100, 0", got, Held())
+	if got := percent(); got != 100 || heldNow() != 0 {
+		t.Fatalf("after a small hold: GC percent %d, held %d; want 100, 0", got, heldNow())
 	}
 	a := Hold(Threshold)
 	b := Hold(20 << 20)
-	if got := percent(); got != 12 || Held() != 2 {
-		t.Fatalf("two large holds: GC percent %d, held %d; want 12, 2", got, Held())
+	if got := percent(); got != 12 || heldNow() != 2 {
+		t.Fatalf("two large holds: GC percent %d, held %d; want 12, 2", got, heldNow())
 	}
 	a()
 	a() // a second release of the same hold changes nothing
-	if got := percent(); got != 12 || Held() != 1 {
-		t.Fatalf("one large hold left: GC percent %d, held %d; want 12, 1", got, Held())
+	if got := percent(); got != 12 || heldNow() != 1 {
+		t.Fatalf("one large hold left: GC percent %d, held %d; want 12, 1", got, heldNow())
 	}
 	small()
 	b()
-	if got := percent(); got != 100 || Held() != 0 {
-		t.Fatalf("all released: GC percent %d, held %d; want 100, 0", got, Held())
+	if got := percent(); got != 100 || heldNow() != 0 {
+		t.Fatalf("all released: GC percent %d, held %d; want 100, 0", got, heldNow())
 	}
 }
 
