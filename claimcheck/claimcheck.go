@@ -3,19 +3,24 @@
 // naming the object; the receiver resolves it. Both the worker and the Go client use it, in both
 // directions (requests and replies).
 //
-// Objects expire with the bucket's TTL; a receiver that resolves a claim does not delete it, so a
-// redelivered or replayed message can resolve it again until it expires.
+// A claim is deleted once its reader has it (Delete): the worker deletes a request's body after its
+// reply was published and the request's ack confirmed, a client a reply's body after reading it.
+// The bucket's TTL is only the safety net for claims nobody deletes (a caller that gave up, a
+// dead-lettered request kept for inspection). The bucket has a size limit (Config.MaxBytes); a body
+// that does not fit is ErrFull.
 package claimcheck
 
 import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -35,26 +40,38 @@ var ErrExpired = errors.New("claim check: object not found or expired")
 // not downloaded.
 var ErrTooLarge = errors.New("claim check: body too large")
 
+// ErrFull means the claim-check bucket has reached its size limit (Config.MaxBytes): the body was not
+// stored. It also matches the JetStream error (a 503 API error), so callers that retry JetStream
+// unavailability retry it: claims are deleted as they are read, and space comes back.
+var ErrFull = errors.New("claim check: bucket " + contracts.ClaimCheckBucket + " is full (its size limit is reached)")
+
 // DefaultMaxBody is the largest claimed body Resolve downloads unless Limit says otherwise.
 const DefaultMaxBody = 64 << 20
 
 // headroom is kept free for headers and protocol overhead when deciding whether a body fits.
 const headroom = 16 * 1024
 
-// DefaultTTL is how long claimed bodies are kept.
+// DefaultTTL is how long claimed bodies nobody deletes are kept.
 const DefaultTTL = time.Hour
 
-// Store offloads and resolves claim-checked bodies. It is safe for concurrent use.
+// DefaultMaxBytes is the default size limit of the bucket: 1 GiB.
+const DefaultMaxBytes = 1 << 30
+
+// Store offloads, resolves and deletes claim-checked bodies. It is safe for concurrent use.
 type Store struct {
 	obj        jetstream.ObjectStore
+	stream     jetstream.Stream // the bucket's backing stream, for Delete and Usage
 	maxPayload int64
 	maxBody    int64
 }
 
 // Config tunes the claim-check bucket. Zero fields take their defaults.
 type Config struct {
-	// TTL is how long claimed bodies are kept (default DefaultTTL).
+	// TTL is how long claimed bodies nobody deletes are kept (default DefaultTTL).
 	TTL time.Duration
+	// MaxBytes limits the bucket's size (default DefaultMaxBytes); a body that does not fit is
+	// ErrFull. -1 means no limit.
+	MaxBytes int64
 	// Replicas of the bucket in a NATS cluster (default 1).
 	Replicas int
 }
@@ -73,18 +90,33 @@ func EnsureConfig(ctx context.Context, js jetstream.JetStream, cfg Config, maxPa
 	if cfg.Replicas <= 0 {
 		cfg.Replicas = 1
 	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultMaxBytes
+	}
 	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 		Bucket:      contracts.ClaimCheckBucket,
 		Description: "bodies of worker requests and replies too large for one NATS message",
 		TTL:         cfg.TTL,
+		MaxBytes:    cfg.MaxBytes,
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
 	}
-	return &Store{obj: obj, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
+	return newStore(ctx, js, obj, maxPayload)
 }
+
+func newStore(ctx context.Context, js jetstream.JetStream, obj jetstream.ObjectStore, maxPayload int64) (*Store, error) {
+	stream, err := js.Stream(ctx, backingStream)
+	if err != nil {
+		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+	}
+	return &Store{obj: obj, stream: stream, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
+}
+
+// backingStream is the stream of the bucket (nats.go names an object store's stream OBJ_<bucket>).
+const backingStream = "OBJ_" + contracts.ClaimCheckBucket
 
 // Bind returns a Store on the existing claim-check bucket without changing its settings (for clients:
 // the worker owns the bucket's TTL). When the bucket does not exist yet it is created with DefaultTTL.
@@ -96,7 +128,7 @@ func Bind(ctx context.Context, js jetstream.JetStream, maxPayload int64) (*Store
 	if err != nil {
 		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
 	}
-	return &Store{obj: obj, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
+	return newStore(ctx, js, obj, maxPayload)
 }
 
 // Limit returns a Store that refuses to download claimed bodies larger than n bytes.
@@ -149,6 +181,9 @@ func (s *Store) PrepareParts(ctx context.Context, subject string, hdr nats.Heade
 	ctx, end := span(ctx, "put", name, int64(size))
 	_, err = s.obj.Put(ctx, jetstream.ObjectMeta{Name: name}, io.MultiReader(readers...))
 	end(err)
+	if isFull(err) {
+		return nil, fmt.Errorf("%w: %d bytes not stored: %w", ErrFull, size, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claim check: store %d bytes: %w", size, err)
 	}
@@ -192,6 +227,50 @@ func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) (body
 		return nil, fmt.Errorf("%w: %s is over the %d-byte limit", ErrTooLarge, name, s.maxBody)
 	}
 	return body, nil
+}
+
+// Delete removes the claim name (a Claim-Check header's value) from the bucket, chunks and
+// metadata, leaving nothing behind (nats.go's ObjectStore.Delete keeps a delete marker until the
+// TTL). Call it once the body is no longer needed: its reader has it and will not read it again.
+// A claim that is already gone is not an error.
+func (s *Store) Delete(ctx context.Context, name string) (err error) {
+	ctx, end := span(ctx, "delete", name, -1)
+	defer func() { end(err) }()
+	info, err := s.obj.GetInfo(ctx, name, jetstream.GetObjectInfoShowDeleted())
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("claim check: delete %s: %w", name, err)
+	}
+	if info.NUID != "" {
+		if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject("$O."+contracts.ClaimCheckBucket+".C."+info.NUID)); err != nil {
+			return fmt.Errorf("claim check: delete %s: %w", name, err)
+		}
+	}
+	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject("$O."+contracts.ClaimCheckBucket+".M."+base64.URLEncoding.EncodeToString([]byte(name)))); err != nil {
+		return fmt.Errorf("claim check: delete %s: %w", name, err)
+	}
+	return nil
+}
+
+// Usage returns the bucket's size in bytes and its limit (-1: none).
+func (s *Store) Usage(ctx context.Context) (size uint64, limit int64, err error) {
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+	}
+	return info.State.Bytes, info.Config.MaxBytes, nil
+}
+
+// errCodeStoreFailed is nats-server's JSStreamStoreFailedF, the error code of a write the stream's
+// store refused ("maximum bytes exceeded" when a limit is reached).
+const errCodeStoreFailed jetstream.ErrorCode = 10077
+
+// isFull reports whether err is JetStream refusing a write because the stream is at its byte limit.
+func isFull(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == errCodeStoreFailed && strings.Contains(api.Description, "maximum bytes")
 }
 
 // span starts a client span for an object-store call on the bucket (a child of the span in ctx; the

@@ -59,7 +59,7 @@ func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 }
 
 // CallRaw publishes body (a JSON request) on subject and returns the reply body, claim check
-// resolved. The request_id of body becomes the Nats-Msg-Id, so the request is stored once however
+// resolved (and the claimed reply deleted from the bucket once read). The request_id of body becomes the Nats-Msg-Id, so the request is stored once however
 // often it is sent: CallRaw keeps trying to store it until JetStream acknowledges it or ctx ends
 // (a stream leader change, a reconnect), and asks again under "<request_id>.again-<n>" when its
 // connection reconnected while it waited for the reply (a reply sent meanwhile is lost). A call
@@ -103,7 +103,7 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		reply, err := sub.NextMsgWithContext(wait)
 		cancel()
 		if err == nil {
-			return c.claims.Resolve(ctx, reply.Header, reply.Data)
+			return c.resolve(ctx, reply)
 		}
 		if ctx.Err() != nil {
 			return nil, &CallError{Subject: subject, RequestID: env.RequestID, Stage: StageReply, Stored: true, StreamSeq: ack.Sequence,
@@ -129,6 +129,21 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 			}
 		}
 	}
+}
+
+// resolve returns the reply's body. A claimed one is deleted from the bucket once read: this client
+// is its only reader, so it leaves now, not at the TTL (a failed delete leaves it to the TTL).
+func (c *Client) resolve(ctx context.Context, reply *nats.Msg) ([]byte, error) {
+	out, err := c.claims.Resolve(ctx, reply.Header, reply.Data)
+	if err != nil {
+		return nil, err
+	}
+	if name := reply.Header.Get(contracts.HeaderClaimCheck); name != "" {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = c.claims.Delete(dctx, name)
+		cancel()
+	}
+	return out, nil
 }
 
 // reconnectCheck is how often a call waiting for its reply checks whether its connection reconnected.

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 
+	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
@@ -36,6 +37,13 @@ const (
 	MetricClaimCheckBytes = "worker.claim_check.size"
 	// MetricDeadLetters counts requests dead-lettered, by subject and reason (DeadLetterReasons).
 	MetricDeadLetters = "worker.dead_letters"
+	// MetricClaimBucketSize is the claim-check bucket's size now (observed at each collection).
+	MetricClaimBucketSize = "worker.claim_check.bucket.size"
+	// MetricClaimBucketLimit is the claim-check bucket's size limit (-1: none).
+	MetricClaimBucketLimit = "worker.claim_check.bucket.limit"
+	// MetricClaimFull counts replies that could not be stored because the claim-check bucket was
+	// full (each is retried, then answered unavailable).
+	MetricClaimFull = "worker.claim_check.full"
 	// MetricExpired counts requests not executed because their deadline had passed, by subject.
 	MetricExpired = "worker.expired_requests"
 )
@@ -72,6 +80,7 @@ type instruments struct {
 	claimBytes  metric.Int64Counter
 	deadLetters metric.Int64Counter
 	expired     metric.Int64Counter
+	full        metric.Int64Counter
 }
 
 func newInstruments(m metric.Meter) (instruments, error) {
@@ -100,6 +109,7 @@ func newInstruments(m metric.Meter) (instruments, error) {
 	in.claimBytes = counter(MetricClaimCheckBytes, "By", "Bytes of the bodies that travelled through the claim-check bucket, by subject and direction.")
 	in.deadLetters = counter(MetricDeadLetters, "", "Requests dead-lettered, by subject and reason.")
 	in.expired = counter(MetricExpired, "", "Requests not executed because their deadline had passed, by subject.")
+	in.full = counter(MetricClaimFull, "", "Replies not stored because the claim-check bucket was full.")
 	if err != nil {
 		return in, err
 	}
@@ -167,6 +177,36 @@ func (in instruments) record(ctx context.Context, subject string, st *state, d t
 	if st.outcome == outcomeDeadLetter && st.reason != "" {
 		in.deadLetters.Add(ctx, 1, metric.WithAttributes(subj, attribute.String("reason", st.reason)))
 	}
+}
+
+// claimFull counts a reply the full claim-check bucket refused.
+func (in instruments) claimFull(ctx context.Context) { in.full.Add(ctx, 1) }
+
+// observeBucket reports the claim-check bucket's size and limit at each collection.
+func observeBucket(m metric.Meter, claims *claimcheck.Store) error {
+	if m == nil {
+		return nil
+	}
+	size, err := m.Int64ObservableGauge(MetricClaimBucketSize, metric.WithUnit("By"), metric.WithDescription("Size of the claim-check bucket."))
+	if err != nil {
+		return err
+	}
+	limit, err := m.Int64ObservableGauge(MetricClaimBucketLimit, metric.WithUnit("By"), metric.WithDescription("Size limit of the claim-check bucket (-1: none)."))
+	if err != nil {
+		return err
+	}
+	_, err = m.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		n, max, err := claims.Usage(ctx)
+		if err != nil {
+			return nil // no sample this time: NATS is unreachable, which other signals show
+		}
+		o.ObserveInt64(size, int64(n))
+		o.ObserveInt64(limit, max)
+		return nil
+	}, size, limit)
+	return err
 }
 
 // inFlightAdd moves the in-flight gauge of subject by n.

@@ -159,6 +159,10 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 		return nil, err
 	}
 	p.metrics.zero(context.Background(), slices.Sorted(maps.Keys(handlers)))
+	p.metrics.full.Add(context.Background(), 0)
+	if err := observeBucket(deps.Meter, deps.Claims); err != nil {
+		return nil, err
+	}
 	if p.deps.Tracer == nil {
 		p.deps.Tracer = noopTracer()
 	}
@@ -168,6 +172,7 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 		return nil, err
 	}
 	p.sub = newSubscriber(subJS, cfg.Topology.Stream, cfg.Topology.AckWait, DeliveryBudget(cfg.HandlerTimeout), nakDelay{p: p}.WaitTime, deps.Logger)
+	p.sub.afterAck = p.releaseClaim
 	// Shutdown has already waited for in-flight work when it closes the router.
 	p.router, err = message.NewRouter(message.RouterConfig{CloseTimeout: 5 * time.Second}, wlog)
 	if err != nil {

@@ -3,11 +3,13 @@ package messaging
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
@@ -24,10 +26,17 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	hdr := nats.Header{}
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
 	msg, err := p.deps.Claims.PrepareParts(ctx, replyTo, hdr, parts...)
+	if errors.Is(err, claimcheck.ErrFull) {
+		p.metrics.claimFull(ctx)
+	}
 	if err != nil {
 		return 0, false, err
 	}
 	if err := p.deps.PubConn.PublishMsg(msg); err != nil {
+		if name := msg.Header.Get(contracts.HeaderClaimCheck); name != "" {
+			// Nobody will read it: the retry stores the reply again.
+			_ = p.deps.Claims.Delete(ctx, name)
+		}
 		return 0, false, fmt.Errorf("publish reply to %s: %w", replyTo, err)
 	}
 	// Core NATS publishes are fire and forget: a reply written to a connection whose server dies

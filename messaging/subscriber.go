@@ -60,6 +60,16 @@ type subscriber struct {
 	inflight atomic.Int64   // messages between fetch and ack/nak
 	handled  atomic.Uint64  // messages fetched so far
 	failing  atomic.Int64   // slots whose last pull failed
+	// afterAck, when set, returns what to do once the server confirmed the ack of a message the
+	// handler acked (nil: nothing, and the ack is not waited for).
+	afterAck func(m *message.Message) func(context.Context)
+}
+
+func (s *subscriber) afterAckOf(m *message.Message) func(context.Context) {
+	if s.afterAck == nil {
+		return nil
+	}
+	return s.afterAck(m)
 }
 
 func newSubscriber(js jetstream.JetStream, stream string, ackWait, budget time.Duration, nakDelay func(uint64) time.Duration, log *slog.Logger) *subscriber {
@@ -184,6 +194,18 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 	for {
 		select {
 		case <-m.Acked():
+			if then := s.afterAckOf(m); then != nil {
+				// Something is removed once the message is done (its claim-checked body): only after
+				// the server confirmed the ack, so that a redelivery still finds it.
+				s.settle(func(ctx context.Context) error {
+					if err := msg.DoubleAck(ctx); err != nil {
+						return err
+					}
+					then(ctx)
+					return nil
+				})
+				return
+			}
 			// A plain ack, not a double ack waiting for the server's confirmation: the reply is already
 			// out, so a lost ack only means a redelivery and a second reply (at-least-once, which
 			// callers handle by request_id), and waiting would hold the slot one round trip per

@@ -216,6 +216,25 @@ func TestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The worker deletes a claim-checked request's body once it answered it (contracts/README.md,
+	// "Claim check"). Put request 7's back, as a dead-lettered request's still is, so that replay
+	// resolves it; the last subtest replays it without.
+	stored7, err := stream.GetMsg(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim7 := stored7.Header.Get(contracts.HeaderClaimCheck)
+	claims, err := f.js.ObjectStore(context.Background(), contracts.ClaimCheckBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	workertest.WaitFor(t, 20*time.Second, "the worker deleted request 7's body", func() bool {
+		_, err := claims.GetInfo(context.Background(), claim7)
+		return errors.Is(err, jetstream.ErrObjectNotFound)
+	})
+	if _, err := claims.PutBytes(context.Background(), claim7, f.sent[6].body); err != nil {
+		t.Fatal(err)
+	}
 
 	t.Run("every request in order with the worker's reply", func(t *testing.T) {
 		lines, raws, sum, progress := f.run(t, f.proc, replay.Options{ProgressEvery: 1, KeepMedia: true})
@@ -598,6 +617,17 @@ func TestReplay(t *testing.T) {
 		check(t, lines, raws, func(s sent) bool { return s.textPNG })
 		if sum.Changed != 1 {
 			t.Fatalf("with a new registry: summary %+v, want 1 changed", sum)
+		}
+	})
+
+	t.Run("a claim-checked request whose body was deleted is poison without a request", func(t *testing.T) {
+		if err := f.claims.Delete(context.Background(), claim7); err != nil {
+			t.Fatal(err)
+		}
+		lines, raws, _, _ := f.run(t, f.proc, replay.Options{StartSeq: 7, EndSeq: 7})
+		if len(lines) != 1 || lines[0].Outcome != replay.OutcomePoison || string(raws[0]["request"]) != "null" ||
+			lines[0].Reply == nil || lines[0].Reply.Error == nil || lines[0].Reply.Error.Field != contracts.HeaderClaimCheck {
+			t.Fatalf("lines = %+v", lines)
 		}
 	})
 }

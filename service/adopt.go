@@ -13,7 +13,7 @@ import (
 )
 
 // AdoptDeployed sets the settings that Build writes into shared JetStream resources (stream max age
-// and replicas, consumer AckWait and MaxDeliver, cache and claim-check TTLs) to the values the running deployment
+// and replicas, consumer AckWait and MaxDeliver, cache and claim-check TTLs, the claim-check bucket's size limit) to the values the running deployment
 // already has, so that a tool like `worker replay`, started with other settings, cannot reconfigure
 // production by building its handlers. Resources that do not exist yet keep cfg's values.
 func AdoptDeployed(ctx context.Context, js jetstream.JetStream, cfg *Config) error {
@@ -39,6 +39,9 @@ func AdoptDeployed(ctx context.Context, js jetstream.JetStream, cfg *Config) err
 	if obj, err := js.ObjectStore(ctx, contracts.ClaimCheckBucket); err == nil {
 		if st, err := obj.Status(ctx); err == nil {
 			cfg.ClaimTTL = st.TTL()
+			if bs, ok := st.(*jetstream.ObjectBucketStatus); ok && bs.StreamInfo() != nil {
+				cfg.ClaimMaxBytes = bs.StreamInfo().Config.MaxBytes
+			}
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/messaging"
 )
 
@@ -64,6 +65,7 @@ type Config struct {
 	// context.preprocess when the request does not say (keep_turns).
 	HistoryKeepTurns int           // HISTORY_KEEP_TURNS (default 1: the latest turn)
 	ClaimTTL         time.Duration // CLAIM_CHECK_TTL (default 1h)
+	ClaimMaxBytes    int64         // CLAIM_CHECK_MAX_BYTES: size limit of the claim-check bucket (default 1 GiB; -1: none)
 
 	LogLevel string // LOG_LEVEL: debug, info, warn, error (default info)
 	LogJSON  bool   // LOG_FORMAT=json (default) or text
@@ -90,6 +92,7 @@ func (c *Config) SetDefaults() {
 	c.HistoryTTL = cmp.Or(c.HistoryTTL, 2*time.Hour)
 	c.HistoryKeepTurns = cmp.Or(c.HistoryKeepTurns, 1)
 	c.ClaimTTL = cmp.Or(c.ClaimTTL, time.Hour)
+	c.ClaimMaxBytes = cmp.Or(c.ClaimMaxBytes, claimcheck.DefaultMaxBytes)
 	c.LogLevel = cmp.Or(c.LogLevel, "info")
 	// Last: its default depends on HandlerTimeout.
 	c.ExtractTimeout = cmp.Or(c.ExtractTimeout, min(10*time.Second, c.handlerTime()/2))
@@ -201,6 +204,9 @@ func (c Config) Validate() error {
 	}
 	if c.ClaimTTL < time.Minute {
 		bad("CLAIM_CHECK_TTL", "must be at least 1m, got %s", c.ClaimTTL)
+	}
+	if c.ClaimMaxBytes != -1 && c.ClaimMaxBytes < 1<<20 {
+		bad("CLAIM_CHECK_MAX_BYTES", "must be at least 1048576 (1 MiB), or -1 for no limit, got %d", c.ClaimMaxBytes)
 	}
 	if !oneOf(c.LogLevel, "debug", "info", "warn", "error") {
 		bad("LOG_LEVEL", "%q is not one of debug, info, warn, error", c.LogLevel)

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/workertest"
@@ -161,8 +162,8 @@ func TestExpiredReplyAndBadDeadline(t *testing.T) {
 	}
 }
 
-// callWithDeadline publishes body on subject with JetStream, a Reply-To inbox and the given
-// Artifact-Worker-Deadline header value, and decodes the reply.
+// callWithDeadline publishes body on subject with JetStream (by claim check when it is large), a
+// Reply-To inbox and the given Artifact-Worker-Deadline header value, and decodes the reply.
 func callWithDeadline(t *testing.T, w *workertest.Worker, subject string, body []byte, deadline string) contracts.Reply {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -177,10 +178,17 @@ func callWithDeadline(t *testing.T, w *workertest.Worker, subject string, body [
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := nats.NewMsg(subject)
-	msg.Data = body
-	msg.Header.Set(contracts.HeaderReplyTo, inbox)
-	msg.Header.Set(contracts.HeaderDeadline, deadline)
+	claims, err := claimcheck.Bind(ctx, js, w.Conn.MaxPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := nats.Header{}
+	hdr.Set(contracts.HeaderReplyTo, inbox)
+	hdr.Set(contracts.HeaderDeadline, deadline)
+	msg, err := claims.Prepare(ctx, subject, hdr, body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := js.PublishMsg(ctx, msg); err != nil {
 		t.Fatal(err)
 	}

@@ -194,7 +194,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 		return nil, fmt.Errorf("jetstream topology: %w", err)
 	}
 	maxPayload := js.Conn().MaxPayload()
-	claims, err := claimcheck.EnsureConfig(ctx, js, claimcheck.Config{TTL: cfg.ClaimTTL, Replicas: cfg.JetStreamReplicas}, maxPayload)
+	claims, err := claimcheck.EnsureConfig(ctx, js, claimcheck.Config{TTL: cfg.ClaimTTL, MaxBytes: cfg.ClaimMaxBytes, Replicas: cfg.JetStreamReplicas}, maxPayload)
 	if err != nil {
 		return nil, err
 	}

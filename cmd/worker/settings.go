@@ -98,7 +98,8 @@ var settings = []setting{
 	{"HANDLER_TIMEOUT", "one attempt at a request (default 20s; a delivery is worked on for at most 3x that)", duration(func(c *service.Config) *time.Duration { return &c.HandlerTimeout })},
 	{"HISTORY_IMAGE_TTL", "how long history images stay cached", duration(func(c *service.Config) *time.Duration { return &c.HistoryTTL })},
 	{"HISTORY_KEEP_TURNS", "latest turns of a context that keep their media in context.preprocess (a request's keep_turns wins)", integer(func(c *service.Config) *int { return &c.HistoryKeepTurns })},
-	{"CLAIM_CHECK_TTL", "how long claim-checked bodies are kept", duration(func(c *service.Config) *time.Duration { return &c.ClaimTTL })},
+	{"CLAIM_CHECK_TTL", "how long claim-checked bodies nobody deleted are kept (readers delete them)", duration(func(c *service.Config) *time.Duration { return &c.ClaimTTL })},
+	{"CLAIM_CHECK_MAX_BYTES", "size limit of the claim-check bucket in bytes; a body that does not fit is retried, then answered unavailable (-1: no limit)", byteSize(func(c *service.Config) *int64 { return &c.ClaimMaxBytes })},
 	{"LOG_LEVEL", "debug, info, warn or error", str(func(c *service.Config) *string { return &c.LogLevel })},
 	{"LOG_FORMAT", "json or text", func(c *service.Config, v string) error {
 		switch v {
