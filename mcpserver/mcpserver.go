@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -210,19 +211,46 @@ func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest
 		return bad, nil
 	}
 	var res contracts.GetHistoryImageResult
-	r := contracts.GetHistoryImageRequest{RequestID: requestID(), ImageMD5: args.ImageMD5, Locale: h.cfg.Locale, Media: contracts.MediaResult}
+	// The model, when the server knows it, so the image is fitted to it (or described for a model
+	// that cannot see it); with neither the worker takes every kind as readable. Media both: a
+	// description is only in the assembly.
+	r := contracts.GetHistoryImageRequest{RequestID: requestID(), ImageMD5: args.ImageMD5, Locale: h.cfg.Locale,
+		ServiceID: h.cfg.ServiceID, Capabilities: h.cfg.Capabilities, Media: contracts.MediaBoth}
 	if err := h.c.Call(ctx, contracts.SubjectGetHistoryImage, r, &res); err != nil {
 		return callError(err), nil
 	}
 	out := &mcp.CallToolResult{}
+	uri := "history:" + historyID.FindString(args.ImageMD5)
 	for _, b := range res.Content {
 		data, err := base64.StdEncoding.DecodeString(b.Base64)
 		if err != nil {
 			return toolError(fmt.Sprintf("history image %s: %v", args.ImageMD5, err)), nil
 		}
-		out.Content = append(out.Content, &mcp.ImageContent{Data: data, MIMEType: b.MimeType})
+		out.Content = append(out.Content, mediaBlock(b.Type, b.MimeType, data, uri))
+	}
+	if len(out.Content) == 0 { // described: the tool message is the text (openai-chat: a string)
+		var text string
+		if json.Unmarshal(res.Assembly.ToolContent, &text) != nil || text == "" {
+			return toolError(fmt.Sprintf("history image %s: the worker sent neither media nor text", args.ImageMD5)), nil
+		}
+		out.Content = []mcp.Content{&mcp.TextContent{Text: text}}
 	}
 	return h.fit.fit(out, source{}), nil
+}
+
+// historyID is the MD5 in a get_history_image argument ("history_<md5>", "<md5>" or the placeholder).
+var historyID = regexp.MustCompile(`[0-9a-fA-F]{32}`)
+
+// mediaBlock is the MCP block of a get_history_image content block: image, audio, or an embedded
+// resource for a document or video.
+func mediaBlock(typ, mime string, data []byte, uri string) mcp.Content {
+	switch typ {
+	case "image":
+		return &mcp.ImageContent{Data: data, MIMEType: mime}
+	case "audio":
+		return &mcp.AudioContent{Data: data, MIMEType: mime}
+	}
+	return &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: uri, MIMEType: mime, Blob: data}}
 }
 
 // noWorkspace is design document 004's answer when the agent has no workspace.

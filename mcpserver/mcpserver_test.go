@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/agentsession"
 	"github.com/agentworks/artifact-worker/internal/miniotest"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 	"github.com/agentworks/artifact-worker/internal/workertest"
@@ -179,6 +180,36 @@ func TestMCPTools(t *testing.T) {
 		bad := call(t, cs, "get_history_image", map[string]any{"image_md5": "xyz"})
 		if !bad.IsError || texts(bad) != "无效的图片标识符" {
 			t.Fatalf("bad id: %+v %q", bad, texts(bad))
+		}
+	})
+
+	t.Run("history file as an embedded resource, a description for a model without the capability", func(t *testing.T) {
+		pdf := base64.StdEncoding.EncodeToString(testfiles.PDF())
+		conv := agentsession.Build(agentsession.Session{Dialect: contracts.DialectAnthropic, Task: "read it", Turns: 2,
+			Media: func(i int) agentsession.Media {
+				if i == 0 {
+					return agentsession.Media{MIME: "application/pdf", Base64: pdf, Filename: "report.pdf"}
+				}
+				return agentsession.Media{MIME: "image/png", Base64: base64.StdEncoding.EncodeToString(png)}
+			}})
+		var pre contracts.PreprocessResult
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := w.Client.Call(ctx, contracts.SubjectPreprocess, contracts.PreprocessRequest{RequestID: "mcp-pre-" + workertest.RandomHex(4), Messages: conv, Dialect: contracts.DialectAnthropic}, &pre); err != nil {
+			t.Fatal(err)
+		}
+		id := regexp.MustCompile(`\[File:history_[0-9a-f]+\]`).FindString(string(pre.Messages))
+		if id == "" {
+			t.Fatalf("no [File:history_...] in %.300s", pre.Messages)
+		}
+		res := call(t, session(t, w, mcpserver.Config{}), "get_history_image", map[string]any{"image_md5": id})
+		er, ok := res.Content[len(res.Content)-1].(*mcp.EmbeddedResource)
+		if res.IsError || !ok || er.Resource.MIMEType != "application/pdf" || !bytes.Equal(er.Resource.Blob, testfiles.PDF()) || !strings.HasPrefix(er.Resource.URI, "history:") {
+			t.Fatalf("history file: %+v", res.Content)
+		}
+		res = call(t, session(t, w, mcpserver.Config{ServiceID: "text-model", Locale: "en"}), "get_history_image", map[string]any{"image_md5": id})
+		if res.IsError || len(res.Content) != 1 || !strings.Contains(texts(res), "[Cannot read]") {
+			t.Fatalf("history file for a text-only model: %+v %q", res, texts(res))
 		}
 	})
 
