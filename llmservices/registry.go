@@ -26,37 +26,71 @@ var inputOrder = contracts.Capabilities()
 
 var validOutputs = map[string]bool{"text": true, "image": true, "audio": true, "video": true}
 
-// Registry maps service ids to their input capabilities. It is immutable once built and safe
-// for concurrent use; the nil *Registry is valid and knows no service.
+// ExtendsBuiltin is the value of a registry file's "extends" that layers the file over the
+// built-in registry (curated entries and the catalogue): the file's entries and providers win,
+// names it does not know resolve in the built-in registry.
+const ExtendsBuiltin = "builtin"
+
+// Sources of entries (Entry.Source).
+const (
+	SourceCurated   = "curated"   // the hand-curated list embedded from default.json
+	SourceCatalogue = "catalogue" // the catalogue converted from models.dev and LiteLLM (catalogue.json)
+)
+
+// Registry maps model names to their entries: input capabilities, provider, accepted formats.
+// It is immutable once built and safe for concurrent use; the nil *Registry is valid and knows
+// no service.
 type Registry struct {
-	inputs    map[string][]string        // lower-cased id or alias → canonical-order inputs, text included
-	formats   map[string]routing.Formats // lower-cased id or alias → what the service's API accepts
-	providers map[string]routing.Formats // lower-cased provider → its defaults
-	ids       []string                   // service ids as written, in file order
-	extract   map[string]bool            // lower-cased id or alias → extractText
+	byKey     map[string]*entry // lower-cased id or alias → entry
+	entries   []*entry          // every entry, highest layer first, in file order
+	providers map[string]provider
+	warnings  []string
 }
 
-// file is the JSON shape of a registry file.
-type file struct {
+// entry is one service of a registry file, built.
+type entry struct {
+	id, provider, source, note string
+	detail                     string // the catalogue's sources of the entry ("models.dev+litellm")
+	aliases                    []string
+	inputs, outputs            []string
+	formats                    routing.Formats // with its provider's defaults
+	own                        *service        // for formats under another provider (ServedBy)
+	extract                    bool
+}
+
+// provider is a provider block, built.
+type provider struct {
+	formats routing.Formats
+	family  string
+}
+
+// File is the JSON shape of a registry file.
+type File struct {
+	// About is free text: where the file comes from (the converter writes the catalogue's
+	// provenance here).
+	About string `json:"about,omitempty"`
+	// Extends, when "builtin", layers this file over the built-in registry.
+	Extends string `json:"extends,omitempty"`
 	// Providers holds each provider's accepted formats and image limits, by provider name
 	// ("openai", "anthropic", "google", "bedrock"); "default" applies to any other provider.
-	Providers map[string]formatsJSON `json:"providers,omitempty"`
-	Services  []service              `json:"services"`
+	Providers map[string]Provider `json:"providers,omitempty"`
+	Services  []Service           `json:"services"`
 }
 
-type service struct {
-	ID           string   `json:"id"`
-	Aliases      []string `json:"aliases,omitempty"`
-	Provider     string   `json:"provider,omitempty"`
-	Note         string   `json:"note,omitempty"`
-	Capabilities struct {
-		Input  []string `json:"input"`
-		Output []string `json:"output"`
-	} `json:"capabilities"`
+// Service is one model's entry in a registry file.
+type Service struct {
+	ID       string   `json:"id"`
+	Aliases  []string `json:"aliases,omitempty"`
+	Provider string   `json:"provider,omitempty"`
+	Note     string   `json:"note,omitempty"`
+	// Source says where a catalogue entry's facts come from ("models.dev", "litellm",
+	// "models.dev+litellm"); free text, shown by `worker models explain`.
+	Source       string       `json:"source,omitempty"`
+	Capabilities Capabilities `json:"capabilities"`
 	// Formats and ImageLimits, when present, replace the provider's for this service (each
 	// modality list on its own).
-	Formats     *modalities `json:"formats,omitempty"`
-	ImageLimits *limitsJSON `json:"imageLimits,omitempty"`
+	Formats     *Modalities `json:"formats,omitempty"`
+	ImageLimits *Limits     `json:"imageLimits,omitempty"`
 	// ExtractText: documents this model cannot take as files reach it as their extracted text
 	// (a request's extract_text overrides it).
 	ExtractText bool `json:"extractText,omitempty"`
@@ -65,10 +99,22 @@ type service struct {
 	ToolResultMedia string `json:"toolResultMedia,omitempty"`
 }
 
-// formatsJSON is a provider's entry.
-type formatsJSON struct {
-	Formats     modalities  `json:"formats"`
-	ImageLimits *limitsJSON `json:"imageLimits,omitempty"`
+// service is the internal name kept for brevity.
+type service = Service
+
+// Capabilities are a service's input and output capabilities.
+type Capabilities struct {
+	Input  []string `json:"input"`
+	Output []string `json:"output"`
+}
+
+// Provider is a provider's entry.
+type Provider struct {
+	// Family is the API family the provider speaks ("openai", "anthropic", "google",
+	// "bedrock"); informational, shown by `worker models explain`.
+	Family      string     `json:"family,omitempty"`
+	Formats     Modalities `json:"formats"`
+	ImageLimits *Limits    `json:"imageLimits,omitempty"`
 	// ToolResultMedia is the provider's default for its services (empty: "followUp").
 	ToolResultMedia string `json:"toolResultMedia,omitempty"`
 }
@@ -81,15 +127,16 @@ func checkToolResultMedia(v string) []string {
 	return []string{fmt.Sprintf("bad toolResultMedia %q (use %q or %q)", v, routing.ToolResultMediaInline, routing.ToolResultMediaFollowUp)}
 }
 
-// modalities lists accepted format names per input modality; a missing list is "inherit".
-type modalities struct {
+// Modalities lists accepted format names per input modality; a missing list is "inherit".
+type Modalities struct {
 	Image []string `json:"image,omitempty"`
 	File  []string `json:"file,omitempty"`
 	Audio []string `json:"audio,omitempty"`
 	Video []string `json:"video,omitempty"`
 }
 
-type limitsJSON struct {
+// Limits are the image limits of a provider or service.
+type Limits struct {
 	MaxLongEdge  int   `json:"maxLongEdge,omitempty"`
 	MaxShortEdge int   `json:"maxShortEdge,omitempty"`
 	MaxPixels    int   `json:"maxPixels,omitempty"`
@@ -97,13 +144,13 @@ type limitsJSON struct {
 	StaticOnly   bool  `json:"staticOnly,omitempty"`
 }
 
-func (l *limitsJSON) limits() routing.ImageLimits {
+func (l *Limits) limits() routing.ImageLimits {
 	return routing.ImageLimits{MaxLongEdge: l.MaxLongEdge, MaxShortEdge: l.MaxShortEdge, MaxPixels: l.MaxPixels, MaxBytes: l.MaxBytes, StaticOnly: l.StaticOnly}
 }
 
 // check reports bad format names (empty, upper case, with a slash: names are "png", not
 // "image/png") and negative limits.
-func (m *modalities) check() []string {
+func (m *Modalities) check() []string {
 	var bad []string
 	for _, list := range [][]string{m.Image, m.File, m.Audio, m.Video} {
 		for _, f := range list {
@@ -115,7 +162,7 @@ func (m *modalities) check() []string {
 	return bad
 }
 
-func (l *limitsJSON) check() []string {
+func (l *Limits) check() []string {
 	if l != nil && (l.MaxLongEdge < 0 || l.MaxShortEdge < 0 || l.MaxPixels < 0 || l.MaxBytes < 0) {
 		return []string{"image limits must not be negative"}
 	}
@@ -124,7 +171,7 @@ func (l *limitsJSON) check() []string {
 
 // over returns base with the lists, limits and tool-result media placement set in m, l and
 // toolResultMedia replacing its own.
-func over(base routing.Formats, m *modalities, l *limitsJSON, toolResultMedia string) routing.Formats {
+func over(base routing.Formats, m *Modalities, l *Limits, toolResultMedia string) routing.Formats {
 	if m != nil {
 		if m.Image != nil {
 			base.Image = m.Image
@@ -159,89 +206,229 @@ func Load(path string) (*Registry, error) {
 	return Parse(data, path)
 }
 
-// Parse validates registry JSON; name (a file path) prefixes the errors.
+// Parse validates registry JSON; name (a file path) prefixes the errors. Fields the worker does
+// not use (a runtime's own settings such as "baseURL" kept in a shared model file) do not stop
+// it: Warnings names them. A file with "extends": "builtin" is layered over the built-in
+// registry.
 func Parse(data []byte, name string) (*Registry, error) {
-	var f file
+	f, warning, err := decodeFile(data, name)
+	if err != nil {
+		return nil, err
+	}
+	layers := []layer{{f: f, name: name, source: name}}
+	switch f.Extends {
+	case "":
+	case ExtendsBuiltin:
+		b, err := builtin()
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, b...)
+	default:
+		return nil, fmt.Errorf("llmservices: %s: %w: extends %q (the only value is %q)", name, ErrInvalid, f.Extends, ExtendsBuiltin)
+	}
+	r, err := build(layers)
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		r.warnings = append(r.warnings, warning)
+	}
+	return r, nil
+}
+
+// Warnings are the problems that did not stop loading (fields the worker does not use), one
+// line for the file. Nil for a nil Registry.
+func (r *Registry) Warnings() []string {
+	if r == nil {
+		return nil
+	}
+	return slices.Clone(r.warnings)
+}
+
+// decodeFile decodes a registry file. A strict decode is tried first (the built-in files pass
+// it); when it fails on a field the worker does not know, the file is decoded again leniently
+// and the unknown fields are named in one warning.
+func decodeFile(data []byte, name string) (*File, string, error) {
+	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("llmservices: %s: %w: %w", name, ErrInvalid, err)
+	err := dec.Decode(&f)
+	warning := ""
+	if err != nil && strings.Contains(err.Error(), "unknown field") {
+		f = File{}
+		dec = json.NewDecoder(bytes.NewReader(data))
+		err = dec.Decode(&f)
+		if err == nil {
+			if unknown := unknownFields(data); len(unknown) > 0 {
+				warning = fmt.Sprintf("llmservices: %s: ignoring fields the worker does not use: %s", name, strings.Join(unknown, ", "))
+			}
+		}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("llmservices: %s: %w: %w", name, ErrInvalid, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("llmservices: %s: %w: data after the JSON object", name, ErrInvalid)
+		return nil, "", fmt.Errorf("llmservices: %s: %w: data after the JSON object", name, ErrInvalid)
 	}
+	return &f, warning, nil
+}
 
+// unknownFields names the fields of a registry file that File does not have, by path
+// ("services[].baseURL", "providers.openai.apiKey"), sorted and without repeats.
+func unknownFields(data []byte) []string {
+	var raw struct {
+		Top       map[string]json.RawMessage
+		Services  []map[string]json.RawMessage `json:"services"`
+		Providers map[string]map[string]json.RawMessage
+	}
+	_ = json.Unmarshal(data, &raw.Top)
+	seen := map[string]bool{}
+	note := func(path string, obj map[string]json.RawMessage, known ...string) {
+		for k := range obj {
+			if !slices.Contains(known, k) {
+				seen[path+k] = true
+			}
+		}
+	}
+	note("", raw.Top, "about", "extends", "providers", "services")
+	if s, ok := raw.Top["services"]; ok {
+		_ = json.Unmarshal(s, &raw.Services)
+	}
+	for _, s := range raw.Services {
+		note("services[].", s, "id", "aliases", "provider", "note", "source", "capabilities", "formats", "imageLimits", "extractText", "toolResultMedia")
+		if c, ok := s["capabilities"]; ok {
+			var caps map[string]json.RawMessage
+			_ = json.Unmarshal(c, &caps)
+			note("services[].capabilities.", caps, "input", "output")
+		}
+	}
+	if p, ok := raw.Top["providers"]; ok {
+		_ = json.Unmarshal(p, &raw.Providers)
+	}
+	for name, p := range raw.Providers {
+		note("providers."+name+".", p, "family", "formats", "imageLimits", "toolResultMedia")
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// layer is one registry file in a stack: earlier layers win.
+type layer struct {
+	f            *File
+	name, source string
+}
+
+// build validates the layers and builds the registry. Within one layer an id or alias used twice
+// is an error; across layers the earlier layer's entry wins.
+func build(layers []layer) (*Registry, error) {
+	n := 0
+	for _, l := range layers {
+		n += len(l.f.Services)
+	}
 	r := &Registry{
-		inputs:    make(map[string][]string, len(f.Services)),
-		formats:   make(map[string]routing.Formats, len(f.Services)),
-		extract:   map[string]bool{},
-		providers: make(map[string]routing.Formats, len(f.Providers)),
+		byKey:     make(map[string]*entry, n),
+		entries:   make([]*entry, 0, n),
+		providers: map[string]provider{},
 	}
-	firstAt := make(map[string]int, len(f.Services))
 	var errs []error
-	for _, provider := range slices.Sorted(maps.Keys(f.Providers)) {
-		p := f.Providers[provider]
-		for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia)) {
-			errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", name, provider, ErrInvalid, problem))
+	// Providers: the earliest layer that names a provider defines it.
+	for _, l := range layers {
+		for _, name := range slices.Sorted(maps.Keys(l.f.Providers)) {
+			p := l.f.Providers[name]
+			for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia)) {
+				errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", l.name, name, ErrInvalid, problem))
+			}
+			k := lookupKey(name)
+			if _, done := r.providers[k]; !done {
+				r.providers[k] = provider{formats: over(routing.DefaultFormats(), &p.Formats, p.ImageLimits, p.ToolResultMedia), family: p.Family}
+			}
 		}
-		r.providers[lookupKey(provider)] = over(routing.DefaultFormats(), &p.Formats, p.ImageLimits, p.ToolResultMedia)
 	}
-	for i, s := range f.Services {
-		fail := func(format string, args ...any) {
-			where := fmt.Sprintf("services[%d]", i)
-			if s.ID != "" {
-				where = fmt.Sprintf("service %q (services[%d])", s.ID, i)
+	interned := map[string][]string{}
+	intern := func(list []string) []string {
+		k := strings.Join(list, ",")
+		if v, ok := interned[k]; ok {
+			return v
+		}
+		interned[k] = list
+		return list
+	}
+	for _, l := range layers {
+		firstAt := make(map[string]int, len(l.f.Services))
+		for i := range l.f.Services {
+			s := &l.f.Services[i]
+			fail := func(format string, args ...any) {
+				where := fmt.Sprintf("services[%d]", i)
+				if s.ID != "" {
+					where = fmt.Sprintf("service %q (services[%d])", s.ID, i)
+				}
+				errs = append(errs, fmt.Errorf("llmservices: %s: %s: %w: %s", l.name, where, ErrInvalid, fmt.Sprintf(format, args...)))
 			}
-			errs = append(errs, fmt.Errorf("llmservices: %s: %s: %w: %s", name, where, ErrInvalid, fmt.Sprintf(format, args...)))
-		}
-		inputs, bad := canonicalInputs(s.Capabilities.Input)
-		for _, b := range bad {
-			fail("unknown input capability %q (want one of %s)", b, strings.Join(inputOrder, ", "))
-		}
-		for _, o := range s.Capabilities.Output {
-			if !validOutputs[o] {
-				fail("unknown output capability %q", o)
+			inputs, bad := canonicalInputs(s.Capabilities.Input)
+			for _, b := range bad {
+				fail("unknown input capability %q (want one of %s)", b, strings.Join(inputOrder, ", "))
 			}
-		}
-		if s.Formats != nil {
-			for _, problem := range s.Formats.check() {
-				fail("%s", problem)
-			}
-		}
-		for _, problem := range append(s.ImageLimits.check(), checkToolResultMedia(s.ToolResultMedia)...) {
-			fail("%s", problem)
-		}
-		if strings.TrimSpace(s.ID) == "" {
-			fail("missing id")
-			continue
-		}
-		for _, key := range append([]string{s.ID}, s.Aliases...) {
-			k := lookupKey(key)
-			if k == "" {
-				fail("empty alias")
-				continue
-			}
-			if j, dup := firstAt[k]; dup {
-				fail("id or alias %q already used by services[%d]", key, j)
-				continue
-			}
-			firstAt[k] = i
-			r.inputs[k] = inputs
-		}
-		for _, key := range append([]string{s.ID}, s.Aliases...) {
-			if k := lookupKey(key); k != "" && firstAt[k] == i {
-				r.formats[k] = over(r.provider(s.Provider), s.Formats, s.ImageLimits, s.ToolResultMedia)
-				if s.ExtractText {
-					r.extract[k] = true
+			for _, o := range s.Capabilities.Output {
+				if !validOutputs[o] {
+					fail("unknown output capability %q", o)
 				}
 			}
+			if s.Formats != nil {
+				for _, problem := range s.Formats.check() {
+					fail("%s", problem)
+				}
+			}
+			for _, problem := range append(s.ImageLimits.check(), checkToolResultMedia(s.ToolResultMedia)...) {
+				fail("%s", problem)
+			}
+			if strings.TrimSpace(s.ID) == "" {
+				fail("missing id")
+				continue
+			}
+			e := &entry{
+				id: s.ID, provider: s.Provider, source: l.source, note: s.Note, detail: s.Source,
+				aliases: s.Aliases, inputs: intern(inputs), outputs: intern(s.Capabilities.Output),
+				extract: s.ExtractText,
+			}
+			if s.Formats != nil || s.ImageLimits != nil || s.ToolResultMedia != "" {
+				e.own = s
+			}
+			e.formats = r.formatsUnder(e, e.provider)
+			added := false
+			for _, key := range append([]string{s.ID}, s.Aliases...) {
+				k := lookupKey(key)
+				if k == "" {
+					fail("empty alias")
+					continue
+				}
+				if j, dup := firstAt[k]; dup {
+					fail("id or alias %q already used by services[%d]", key, j)
+					continue
+				}
+				firstAt[k] = i
+				if _, taken := r.byKey[k]; taken {
+					continue // an earlier layer's entry wins
+				}
+				r.byKey[k] = e
+				added = true
+			}
+			if added {
+				r.entries = append(r.entries, e)
+			}
 		}
-		r.ids = append(r.ids, s.ID)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// formatsUnder is e's formats under provider p's defaults.
+func (r *Registry) formatsUnder(e *entry, p string) routing.Formats {
+	if e.own == nil {
+		return r.provider(p).formats
+	}
+	return over(r.provider(p).formats, e.own.Formats, e.own.ImageLimits, e.own.ToolResultMedia)
 }
 
 // canonicalInputs returns the valid input capabilities in canonical order, text always first,
@@ -265,79 +452,117 @@ func canonicalInputs(names []string) (inputs, bad []string) {
 
 func lookupKey(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
 
-// Capabilities returns the input capabilities of a service (by id or alias) in canonical
-// order, always including text; an unknown service, or a nil Registry, gives ["text"]. The
-// slice is the caller's to keep or modify.
+// Capabilities returns the input capabilities of a model name (resolved as Resolve does) in
+// canonical order, always including text; a name that resolves to nothing, or a nil Registry,
+// gives ["text"]. The slice is the caller's to keep or modify.
 func (r *Registry) Capabilities(serviceID string) []string {
-	if r != nil {
-		if in, ok := r.inputs[lookupKey(serviceID)]; ok {
-			return slices.Clone(in)
-		}
+	if e, _ := r.lookup(serviceID); e != nil {
+		return slices.Clone(e.inputs)
 	}
 	return []string{contracts.CapText}
 }
 
-// Formats returns what a service's API accepts (by id or alias): its own lists and limits, else
-// its provider's, else the "default" provider's, else routing.DefaultFormats. An unknown service
-// takes those of fallbackProvider (the provider behind the request's dialect, see
-// routing.DialectProvider). A nil Registry gives routing.DefaultFormats.
+// Formats returns what a model's API accepts: the entry's own lists and limits, else those of
+// the provider serving it (Entry.ServedBy when the registry has that provider, else
+// Entry.Provider), else the "default" provider's, else routing.DefaultFormats. A name that
+// resolves to nothing takes those of fallbackProvider (the provider behind the request's
+// dialect, see routing.DialectProvider). A nil Registry gives routing.DefaultFormats.
 func (r *Registry) Formats(serviceID, fallbackProvider string) routing.Formats {
 	if r == nil {
 		return routing.DefaultFormats()
 	}
-	if f, ok := r.formats[lookupKey(serviceID)]; ok {
-		return f
+	e, servedBy := r.lookup(serviceID)
+	if e == nil {
+		return r.provider(fallbackProvider).formats
 	}
-	return r.provider(fallbackProvider)
+	return r.entryFormats(e, servedBy)
 }
 
-// provider is a provider's formats, else the "default" entry's, else routing.DefaultFormats.
-func (r *Registry) provider(name string) routing.Formats {
-	if f, ok := r.providers[lookupKey(name)]; ok && name != "" {
-		return f
+// entryFormats are e's formats when servedBy serves it.
+func (r *Registry) entryFormats(e *entry, servedBy string) routing.Formats {
+	if servedBy != "" && servedBy != e.provider {
+		if _, ok := r.providers[servedBy]; ok {
+			return r.formatsUnder(e, servedBy)
+		}
 	}
-	if f, ok := r.providers["default"]; ok {
-		return f
-	}
-	return routing.DefaultFormats()
+	return e.formats
 }
 
-// ExtractText reports whether the service's entry (by id or alias) asks for the text of
-// documents its model cannot take as files; false for an unknown service or a nil Registry.
+// provider is a provider's block, else the "default" entry's, else routing.DefaultFormats.
+func (r *Registry) provider(name string) provider {
+	if p, ok := r.providers[lookupKey(name)]; ok && name != "" {
+		return p
+	}
+	if p, ok := r.providers["default"]; ok {
+		return p
+	}
+	return provider{formats: routing.DefaultFormats()}
+}
+
+// ExtractText reports whether the model's entry asks for the text of documents its model cannot
+// take as files; false for a name that resolves to nothing or a nil Registry.
 func (r *Registry) ExtractText(serviceID string) bool {
-	return r != nil && r.extract[lookupKey(serviceID)]
+	e, _ := r.lookup(serviceID)
+	return e != nil && e.extract
 }
 
-// Has reports whether the service is in the registry (by id or alias).
+// Has reports whether the name resolves to an entry.
 func (r *Registry) Has(serviceID string) bool {
-	if r == nil {
-		return false
-	}
-	_, ok := r.inputs[lookupKey(serviceID)]
-	return ok
+	e, _ := r.lookup(serviceID)
+	return e != nil
 }
 
-// Services returns the ids of the registry's services (not their aliases), in file order.
+// Services returns the ids of the registry's entries (not their aliases): the file's in file
+// order, then those of the layers under it.
 func (r *Registry) Services() []string {
 	if r == nil {
 		return nil
 	}
-	return slices.Clone(r.ids)
+	ids := make([]string, len(r.entries))
+	for i, e := range r.entries {
+		ids[i] = e.id
+	}
+	return ids
 }
 
 //go:embed default.json
 var defaultJSON []byte
 
-var defaultRegistry = sync.OnceValue(func() *Registry {
-	r, err := Parse(defaultJSON, "llmservices/default.json")
+//go:embed catalogue.json
+var catalogueJSON []byte
+
+// builtinFiles are the two embedded files, decoded once: the curated list over the catalogue.
+var builtinFiles = sync.OnceValues(func() ([]layer, error) {
+	curated, _, err := decodeFile(defaultJSON, "llmservices/default.json")
 	if err != nil {
-		// The embedded file is checked by TestDefaultIsValid; should it ever be broken, an empty
-		// registry (text only for every service) is the safe answer.
+		return nil, err
+	}
+	cat, _, err := decodeFile(catalogueJSON, "llmservices/catalogue.json")
+	if err != nil {
+		return nil, err
+	}
+	return []layer{
+		{f: curated, name: "llmservices/default.json", source: SourceCurated},
+		{f: cat, name: "llmservices/catalogue.json", source: SourceCatalogue},
+	}, nil
+})
+
+func builtin() ([]layer, error) { return builtinFiles() }
+
+var defaultRegistry = sync.OnceValue(func() *Registry {
+	layers, err := builtin()
+	if err != nil {
+		return &Registry{}
+	}
+	r, err := build(layers)
+	if err != nil {
+		// The embedded files are checked by TestDefaultIsValid; should they ever be broken, an
+		// empty registry (text only for every service) is the safe answer.
 		return &Registry{}
 	}
 	return r
 })
 
-// Default returns the registry embedded in the binary from default.json. It is built once and
-// shared.
+// Default returns the built-in registry: the curated entries of default.json over the catalogue
+// of catalogue.json (curated entries win). It is built once and shared.
 func Default() *Registry { return defaultRegistry() }

@@ -32,7 +32,6 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"bad JSON", `{"services": [`, []string{"unexpected EOF"}},
 		{"data after the object", `{"services": []} {}`, []string{"data after the JSON object"}},
-		{"unknown field", `{"services": [{"id": "a", "capabilites": {}}]}`, []string{"capabilites"}},
 		{"not an object", `[]`, []string{"cannot unmarshal"}},
 		{
 			"duplicate id",
@@ -185,21 +184,56 @@ func TestDefault(t *testing.T) {
 	}
 }
 
-// TestDefaultMatchesDeployedConfig keeps config/llmservices.json and the embedded default equal.
-func TestDefaultMatchesDeployedConfig(t *testing.T) {
-	embedded, err := os.ReadFile("default.json")
+// TestDeployedConfigExtendsDefault: config/llmservices.json (the deployment's LLM_SERVICES_FILE)
+// is layered over the built-in registry, so a deployment knows what the binary knows.
+func TestDeployedConfigExtendsDefault(t *testing.T) {
+	path := filepath.Join("..", "config", "llmservices.json")
+	deployed, err := llmservices.Load(path)
+	if err != nil {
+		t.Fatalf("config/llmservices.json: %v", err)
+	}
+	if w := deployed.Warnings(); len(w) > 0 {
+		t.Errorf("config/llmservices.json has fields the worker does not use: %v", w)
+	}
+	d := llmservices.Default()
+	if got, want := len(deployed.Services()), len(d.Services()); got < want {
+		t.Errorf("config/llmservices.json knows %d models, the built-in registry %d: it must extend it", got, want)
+	}
+	for _, id := range []string{"gpt-4o", "claude-sonnet-4", "gemini-2.5-pro", "grok-4", "deepseek-chat"} {
+		if got, want := deployed.Capabilities(id), d.Capabilities(id); !slices.Equal(got, want) {
+			t.Errorf("%s: deployed %v, built-in %v", id, got, want)
+		}
+	}
+}
+
+// TestUnknownFieldsWarn: a registry file shared with a runtime (its own settings such as baseURL
+// beside each model) loads, and one warning names every field the worker does not use.
+func TestUnknownFieldsWarn(t *testing.T) {
+	t.Parallel()
+	r, err := llmservices.Parse([]byte(`{"version": 2, "providers": {"openai": {"formats": {}, "apiKey": "x"}},
+ "services": [{"id": "a", "baseURL": "http://x", "capabilites": {}, "capabilities": {"input": ["vision"], "output": ["text"], "maxTokens": 1}},
+              {"id": "b", "baseURL": "http://y", "capabilities": {"input": ["text"]}}]}`), "shared.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	deployed, err := os.ReadFile(filepath.Join("..", "config", "llmservices.json"))
-	if err != nil {
-		t.Fatal(err)
+	w := r.Warnings()
+	if len(w) != 1 {
+		t.Fatalf("Warnings = %q, want one line", w)
 	}
-	if string(embedded) != string(deployed) {
-		t.Error("llmservices/default.json and config/llmservices.json differ; copy one over the other")
+	for _, name := range []string{"shared.json", "version", "providers.openai.apiKey", "services[].baseURL", "services[].capabilites", "services[].capabilities.maxTokens"} {
+		if !strings.Contains(w[0], name) {
+			t.Errorf("warning %q does not name %q", w[0], name)
+		}
 	}
-	if _, err := llmservices.Load(filepath.Join("..", "config", "llmservices.json")); err != nil {
-		t.Errorf("config/llmservices.json: %v", err)
+	if strings.Count(w[0], "baseURL") != 1 {
+		t.Errorf("warning %q names baseURL more than once", w[0])
+	}
+	if got := r.Capabilities("a"); !slices.Equal(got, []string{"text", "vision"}) {
+		t.Errorf("Capabilities(a) = %v: the known fields must still load", got)
+	}
+	clean, err := llmservices.Parse([]byte(`{"services": [{"id": "a", "capabilities": {"input": ["text"]}}]}`), "clean.json")
+	if err != nil || len(clean.Warnings()) != 0 {
+		t.Errorf("a clean file: %v, %v", clean.Warnings(), err)
 	}
 }
 

@@ -72,6 +72,7 @@ func NewWatcher(path string, logger *slog.Logger, interval time.Duration) (*Watc
 	}
 	w.stamp = st
 	w.current.Store(r)
+	w.warn(r)
 	return w, nil
 }
 
@@ -126,9 +127,17 @@ func (w *Watcher) poll() {
 		return
 	}
 	w.current.Store(r)
-	w.logger.Info("llm service registry reloaded", "path", w.path, "services", len(r.ids))
+	w.logger.Info("llm service registry reloaded", "path", w.path, "services", len(r.entries))
+	w.warn(r)
 	if w.OnReload != nil {
 		w.OnReload(nil)
+	}
+}
+
+// warn logs a loaded registry's warnings (fields the worker does not use), one line each.
+func (w *Watcher) warn(r *Registry) {
+	for _, msg := range r.Warnings() {
+		w.logger.Warn(msg, "path", w.path)
 	}
 }
 

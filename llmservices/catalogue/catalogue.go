@@ -1,0 +1,640 @@
+// Package catalogue converts two public model catalogues into a registry file of the llmservices
+// format: models.dev (a tarball of its repository's providers/ tree) and LiteLLM's model map
+// (model_prices_and_context_window.json, gzipped). The snapshots the built-in catalogue was made
+// from are in snapshots/ with their licences; `go generate ./llmservices` (or `worker models
+// import`) runs the conversion again.
+//
+// The conversion, step by step:
+//
+//   - Records. Every LiteLLM key whose mode is "chat" or "responses", and every models.dev model
+//     file whose modalities (its own, else those it inherits through base_model) take text in
+//     and give text out, is a record: a name as written, the provider serving it, and the input
+//     modalities it claims. Embedding, image-generation, speech, transcription, moderation and
+//     rerank models are not chat models and are left out; so is a models.dev file whose
+//     modalities are unknown (no [modalities] and nothing to inherit).
+//   - Inputs. A record reads images when LiteLLM sets supports_vision (or supports_image_input)
+//     or lists "image" in supported_modalities, or models.dev lists "image"; PDF files
+//     ("file") with supports_pdf_input or models.dev's "pdf"; audio and video with
+//     supports_audio_input / supports_video_input or "audio" / "video" in either list.
+//   - base_model. A models.dev file without [modalities] inherits them from its base model: the
+//     file providers/P/models/M.toml for base_model "P/M" when it has its own, else what the
+//     records of M (in either source) claim.
+//   - Entries. Records are filed under llmservices.Canonical(name) (the name without provider
+//     prefixes, regions, Bedrock and Vertex version marks and gateway variants), and each
+//     canonical name becomes one entry whose input capabilities are the union of its records'
+//     (a flag or a modality in either source counts).
+//   - Provider. An entry's provider is the first of Preferred that serves or makes one of its
+//     records (a maker is read from a name's vendor part: "x-ai/grok-4", "anthropic.claude-...",
+//     else from the family its name starts with: "claude-", "gemini-", "grok-", see families);
+//     otherwise the alphabetically first provider serving it.
+//   - Inputs again. The records of the entry's own provider decide first: what one of them claims
+//     counts, what they deny explicitly does not; what they are silent about counts when any other
+//     record claims it (see inputsOf).
+//
+// Provider-level facts (formats, image limits, tool-result media, API family) are not taken from
+// the catalogues: they are hand-curated in llmservices/default.json.
+package catalogue
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/llmservices"
+)
+
+// Preferred is the order in which a model's provider is chosen among those serving or making it:
+// model makers first, then the clouds and gateways with provider blocks of their own.
+var Preferred = []string{
+	"openai", "anthropic", "google", "xai", "mistral", "deepseek", "alibaba", "moonshotai", "zai",
+	"minimax", "cohere", "meta", "bedrock", "azure", "groq", "together", "fireworks", "openrouter",
+}
+
+// Stats counts what a conversion read and wrote.
+type Stats struct {
+	LiteLLMKeys, LiteLLMChat         int // keys read; chat records among them
+	ModelsDevFiles, ModelsDevChat    int // model files read (symlinks resolved); chat records
+	ModelsDevUnknown, ModelsDevLinks int // files with no modalities to go by; broken symlinks
+	Entries                          int // entries written
+	Vision, File, Audio, Video       int // entries with each input capability
+}
+
+// record is one model as one source lists it.
+type record struct {
+	source   string // "models.dev" or "litellm"
+	name     string
+	provider string          // serving provider, registry spelling
+	maker    string          // provider read from the name's vendor part, or ""
+	inputs   map[string]bool // capabilities it claims
+	denies   map[string]bool // capabilities it explicitly says it lacks
+	outputs  map[string]bool
+}
+
+// Convert reads the two snapshots (the models.dev tarball and LiteLLM's gzipped JSON) and
+// returns the registry file. about is written into the file's "about" field (its provenance).
+// With curated non-nil, the file is standalone: curated's providers and services first, then
+// every catalogue entry none of curated's ids and aliases takes (curated entries win), so that
+// LLM_SERVICES_FILE can point at it; with curated nil it holds the catalogue alone. The output
+// is deterministic: the same snapshots give the same bytes.
+func Convert(modelsDevTarGz, liteLLMJSONGz []byte, about string, curated *llmservices.File) ([]byte, Stats, error) {
+	var st Stats
+	lite, err := readLiteLLM(liteLLMJSONGz, &st)
+	if err != nil {
+		return nil, st, err
+	}
+	md, err := readModelsDev(modelsDevTarGz, lite, &st)
+	if err != nil {
+		return nil, st, err
+	}
+	services := entries(slices.Concat(lite, md))
+	f := llmservices.File{About: about}
+	taken := map[string]bool{}
+	if curated != nil {
+		f.Providers = curated.Providers
+		f.Services = append(f.Services, curated.Services...)
+		for _, s := range curated.Services {
+			for _, k := range append([]string{s.ID}, s.Aliases...) {
+				taken[strings.ToLower(strings.TrimSpace(k))] = true
+			}
+		}
+	}
+	for _, s := range services {
+		if taken[s.ID] {
+			continue
+		}
+		f.Services = append(f.Services, s)
+		st.Entries++
+		for _, c := range s.Capabilities.Input {
+			switch c {
+			case contracts.CapVision:
+				st.Vision++
+			case contracts.CapFile:
+				st.File++
+			case contracts.CapAudio:
+				st.Audio++
+			case contracts.CapVideo:
+				st.Video++
+			}
+		}
+	}
+	out, err := encode(&f)
+	if err != nil {
+		return nil, st, err
+	}
+	// What the worker cannot load is no conversion.
+	if _, err := llmservices.Parse(out, "converted catalogue"); err != nil {
+		return nil, st, err
+	}
+	return out, st, nil
+}
+
+// encode writes the file with one service per line, so that a new snapshot's diff shows the
+// entries that changed.
+func encode(f *llmservices.File) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	if f.About != "" {
+		about, _ := json.Marshal(f.About)
+		fmt.Fprintf(&b, "  \"about\": %s,\n", about)
+	}
+	if len(f.Providers) > 0 {
+		b.WriteString("  \"providers\": {\n")
+		for i, name := range slices.Sorted(maps.Keys(f.Providers)) {
+			p, err := json.Marshal(f.Providers[name])
+			if err != nil {
+				return nil, err
+			}
+			k, _ := json.Marshal(name)
+			fmt.Fprintf(&b, "    %s: %s", k, p)
+			if i < len(f.Providers)-1 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("  },\n")
+	}
+	b.WriteString("  \"services\": [\n")
+	for i, s := range f.Services {
+		line, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("    ")
+		b.Write(line)
+		if i < len(f.Services)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("  ]\n}\n")
+	return b.Bytes(), nil
+}
+
+// entries files the records under their canonical names and makes one service per name, sorted
+// by id.
+func entries(records []record) []llmservices.Service {
+	groups := map[string][]record{}
+	for _, r := range records {
+		k := llmservices.Canonical(r.name)
+		if k == "" {
+			continue
+		}
+		groups[k] = append(groups[k], r)
+	}
+	out := make([]llmservices.Service, 0, len(groups))
+	for _, id := range slices.Sorted(maps.Keys(groups)) {
+		rs := groups[id]
+		provider := chooseProvider(rs)
+		in, outs, sources := inputsOf(rs, provider), map[string]bool{"text": true}, map[string]bool{}
+		for _, r := range rs {
+			maps.Copy(outs, r.outputs)
+			sources[r.source] = true
+		}
+		s := llmservices.Service{ID: id, Provider: provider, Source: strings.Join(slices.Sorted(maps.Keys(sources)), "+")}
+		for _, c := range contracts.Capabilities() {
+			if in[c] {
+				s.Capabilities.Input = append(s.Capabilities.Input, c)
+			}
+		}
+		for _, o := range []string{"text", "image", "audio", "video"} {
+			if outs[o] {
+				s.Capabilities.Output = append(s.Capabilities.Output, o)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// inputsOf decides an entry's input capabilities from its records. The records of its own
+// provider (first-party) decide first: a capability one of them claims counts; one they deny
+// explicitly (a models.dev modality list without it, a LiteLLM flag set to false, a LiteLLM
+// supported_modalities without it) does not. A capability first-party records are silent about
+// counts when any other record claims it.
+func inputsOf(rs []record, provider string) map[string]bool {
+	in := map[string]bool{contracts.CapText: true}
+	for _, c := range contracts.Capabilities() {
+		firstClaims, firstDenies, otherClaims := false, false, false
+		for _, r := range rs {
+			if r.provider == provider {
+				firstClaims = firstClaims || r.inputs[c]
+				firstDenies = firstDenies || r.denies[c]
+			} else {
+				otherClaims = otherClaims || r.inputs[c]
+			}
+		}
+		if firstClaims || otherClaims && !firstDenies {
+			in[c] = true
+		}
+	}
+	return in
+}
+
+// chooseProvider is the first of Preferred that serves or makes one of the records, else the
+// alphabetically first serving provider.
+func chooseProvider(rs []record) string {
+	has := map[string]bool{}
+	for _, r := range rs {
+		has[r.provider] = true
+		if r.maker != "" {
+			has[r.maker] = true
+		}
+	}
+	for _, p := range Preferred {
+		if has[p] {
+			return p
+		}
+	}
+	var serving []string
+	for _, r := range rs {
+		serving = append(serving, r.provider)
+	}
+	slices.Sort(serving)
+	return serving[0]
+}
+
+// modality names of both sources → input capabilities.
+var modalityCap = map[string]string{
+	"text": contracts.CapText, "image": contracts.CapVision, "pdf": contracts.CapFile,
+	"audio": contracts.CapAudio, "video": contracts.CapVideo,
+}
+
+// liteLLMEntry is the part of a LiteLLM model entry the conversion reads.
+type liteLLMEntry struct {
+	Provider         string   `json:"litellm_provider"`
+	Mode             string   `json:"mode"`
+	Vision           *bool    `json:"supports_vision"`
+	ImageInput       *bool    `json:"supports_image_input"`
+	PDF              *bool    `json:"supports_pdf_input"`
+	Audio            *bool    `json:"supports_audio_input"`
+	Video            *bool    `json:"supports_video_input"`
+	Modalities       []string `json:"supported_modalities"`
+	OutputModalities []string `json:"supported_output_modalities"`
+}
+
+// liteLLMProvider maps LiteLLM's provider names to the serving provider and, where the name
+// says it, the maker.
+func liteLLMProvider(p string) (serving, maker string) {
+	switch p {
+	case "gemini", "vertex_ai-language-models":
+		return "google", "google"
+	case "vertex_ai":
+		return "vertex", ""
+	case "bedrock", "bedrock_converse", "bedrock_mantle":
+		return "bedrock", ""
+	case "azure", "azure_ai":
+		return "azure", ""
+	case "dashscope":
+		return "alibaba", "alibaba"
+	case "together_ai":
+		return "together", ""
+	case "fireworks_ai":
+		return "fireworks", ""
+	case "moonshot":
+		return "moonshotai", "moonshotai"
+	case "codestral":
+		return "mistral", "mistral"
+	case "meta_llama":
+		return "meta", "meta"
+	case "cohere_chat":
+		return "cohere", "cohere"
+	}
+	if m, ok := strings.CutPrefix(p, "vertex_ai-"); ok {
+		return "vertex", makerOf(strings.TrimSuffix(m, "_models"))
+	}
+	if slices.Contains(Preferred, p) {
+		return p, p
+	}
+	return p, ""
+}
+
+func readLiteLLM(gz []byte, st *Stats) ([]record, error) {
+	data, err := gunzip(gz)
+	if err != nil {
+		return nil, fmt.Errorf("catalogue: LiteLLM snapshot: %w", err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("catalogue: LiteLLM snapshot: %w", err)
+	}
+	var out []record
+	for _, key := range slices.Sorted(maps.Keys(raw)) {
+		if key == "sample_spec" {
+			continue
+		}
+		st.LiteLLMKeys++
+		var e liteLLMEntry
+		if err := json.Unmarshal(raw[key], &e); err != nil {
+			continue // an entry of another shape is no model
+		}
+		if e.Mode != "chat" && e.Mode != "responses" {
+			continue
+		}
+		r := record{source: "litellm", name: key, inputs: map[string]bool{}, denies: map[string]bool{}, outputs: map[string]bool{}}
+		r.provider, r.maker = liteLLMProvider(e.Provider)
+		if r.maker == "" {
+			r.maker = nameMaker(key)
+		}
+		for _, m := range e.Modalities {
+			if c, ok := modalityCap[m]; ok && c != contracts.CapText {
+				r.inputs[c] = true
+			}
+		}
+		for c, flags := range map[string][]*bool{
+			contracts.CapVision: {e.Vision, e.ImageInput}, contracts.CapFile: {e.PDF},
+			contracts.CapAudio: {e.Audio}, contracts.CapVideo: {e.Video},
+		} {
+			for _, f := range flags {
+				if f != nil && *f {
+					r.inputs[c] = true
+				}
+			}
+			// A false flag, or a modality list without the modality (PDF is no modality there),
+			// denies it unless something else claims it.
+			if !r.inputs[c] && (slices.ContainsFunc(flags, func(f *bool) bool { return f != nil && !*f }) ||
+				len(e.Modalities) > 0 && c != contracts.CapFile) {
+				r.denies[c] = true
+			}
+		}
+		if len(e.OutputModalities) > 0 && !slices.Contains(e.OutputModalities, "text") {
+			continue // speaks or draws only
+		}
+		for _, o := range e.OutputModalities {
+			r.outputs[o] = true
+		}
+		prune(r.inputs)
+		st.LiteLLMChat++
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// prune drops false entries, so that maps.Copy of a record's inputs only adds what it claims.
+func prune(m map[string]bool) {
+	maps.DeleteFunc(m, func(_ string, v bool) bool { return !v })
+}
+
+// modelsDevModel is the part of a models.dev model file the conversion reads.
+type modelsDevModel struct {
+	BaseModel  string `toml:"base_model"`
+	Modalities *struct {
+		Input  []string `toml:"input"`
+		Output []string `toml:"output"`
+	} `toml:"modalities"`
+}
+
+// modelsDevProvider maps models.dev provider directories to registry provider names.
+var modelsDevProvider = map[string]string{
+	"google-vertex": "vertex", "google-vertex-anthropic": "vertex", "amazon-bedrock": "bedrock",
+	"azure-cognitive-services": "azure", "alibaba-cn": "alibaba", "togetherai": "together",
+	"moonshotai-cn": "moonshotai", "zhipuai": "zai", "minimax-cn": "minimax", "fireworks-ai": "fireworks",
+	"llama": "meta",
+}
+
+// modelsDevMaker is the maker a models.dev provider directory implies.
+var modelsDevMaker = map[string]string{"google-vertex": "google", "google-vertex-anthropic": "anthropic"}
+
+func readModelsDev(tgz []byte, lite []record, st *Stats) ([]record, error) {
+	files, err := untar(tgz)
+	if err != nil {
+		return nil, fmt.Errorf("catalogue: models.dev snapshot: %w", err)
+	}
+	type parsed struct {
+		provider, name string
+		m              modelsDevModel
+	}
+	var models []parsed
+	byPath := map[string]*modelsDevModel{}
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		content := files[p]
+		rest, ok := strings.CutPrefix(p, "providers/")
+		if !ok || !strings.HasSuffix(p, ".toml") {
+			continue
+		}
+		provider, modelPath, ok := strings.Cut(rest, "/models/")
+		if !ok || strings.Contains(provider, "/") {
+			continue
+		}
+		if content == nil {
+			st.ModelsDevLinks++
+			continue
+		}
+		st.ModelsDevFiles++
+		var m modelsDevModel
+		if _, err := toml.Decode(string(content), &m); err != nil {
+			return nil, fmt.Errorf("catalogue: models.dev %s: %w", p, err)
+		}
+		models = append(models, parsed{provider: provider, name: strings.TrimSuffix(modelPath, ".toml"), m: m})
+	}
+	for i := range models {
+		byPath[models[i].provider+"/"+models[i].name] = &models[i].m
+	}
+	// What each canonical name's records claim on their own, for base models without a file.
+	direct := map[string]map[string]bool{}
+	claim := func(name string, inputs map[string]bool) {
+		k := llmservices.Canonical(name)
+		if direct[k] == nil {
+			direct[k] = map[string]bool{}
+		}
+		maps.Copy(direct[k], inputs)
+	}
+	for _, r := range lite {
+		claim(r.name, r.inputs)
+	}
+	for _, pm := range models {
+		if pm.m.Modalities != nil && slices.Contains(pm.m.Modalities.Output, "text") {
+			claim(pm.name, modelsDevInputs(pm.m.Modalities.Input))
+		}
+	}
+	var out []record
+	for _, pm := range models {
+		var inputs, denies map[string]bool
+		chat := false
+		switch {
+		case pm.m.Modalities != nil:
+			chat = slices.Contains(pm.m.Modalities.Input, "text") && slices.Contains(pm.m.Modalities.Output, "text")
+			inputs = modelsDevInputs(pm.m.Modalities.Input)
+			denies = map[string]bool{}
+			for _, c := range contracts.Capabilities() {
+				denies[c] = !inputs[c] && c != contracts.CapText
+			}
+		case pm.m.BaseModel != "":
+			if base, ok := byPath[pm.m.BaseModel]; ok && base != nil && base.Modalities != nil {
+				chat = slices.Contains(base.Modalities.Input, "text") && slices.Contains(base.Modalities.Output, "text")
+				inputs = modelsDevInputs(base.Modalities.Input)
+			} else if _, m, ok := strings.Cut(pm.m.BaseModel, "/"); ok && direct[llmservices.Canonical(m)] != nil {
+				chat, inputs = true, maps.Clone(direct[llmservices.Canonical(m)])
+			}
+		}
+		if pm.m.Modalities == nil && inputs == nil {
+			st.ModelsDevUnknown++
+			continue
+		}
+		if !chat {
+			continue
+		}
+		r := record{source: "models.dev", name: pm.name, inputs: inputs, denies: denies, outputs: map[string]bool{}}
+		r.provider = pm.provider
+		if p, ok := modelsDevProvider[pm.provider]; ok {
+			r.provider = p
+		}
+		r.maker = modelsDevMaker[pm.provider]
+		if r.maker == "" && slices.Contains(Preferred, r.provider) && !isHost(r.provider) {
+			r.maker = r.provider
+		}
+		if r.maker == "" {
+			r.maker = nameMaker(pm.name)
+		}
+		if pm.m.Modalities != nil {
+			for _, o := range pm.m.Modalities.Output {
+				r.outputs[o] = true
+			}
+		}
+		prune(r.inputs)
+		st.ModelsDevChat++
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// isHost reports whether a provider serves other makers' models rather than its own.
+func isHost(p string) bool {
+	switch p {
+	case "bedrock", "azure", "vertex", "groq", "together", "fireworks", "openrouter":
+		return true
+	}
+	return false
+}
+
+func modelsDevInputs(list []string) map[string]bool {
+	in := map[string]bool{}
+	for _, m := range list {
+		if c, ok := modalityCap[m]; ok && c != contracts.CapText {
+			in[c] = true
+		}
+	}
+	return in
+}
+
+// makers maps the vendor part of a model name to the provider that makes the model.
+var makers = map[string]string{
+	"openai": "openai", "anthropic": "anthropic", "google": "google", "x-ai": "xai", "xai": "xai",
+	"mistralai": "mistral", "mistral": "mistral", "deepseek": "deepseek", "deepseek-ai": "deepseek",
+	"qwen": "alibaba", "alibaba": "alibaba", "moonshotai": "moonshotai", "z-ai": "zai", "zai-org": "zai",
+	"zai": "zai", "thudm": "zai", "minimax": "minimax", "minimaxai": "minimax", "cohere": "cohere",
+	"meta-llama": "meta", "meta": "meta", "llama": "meta",
+}
+
+// families maps the start of a model's own name to its maker, for names without a vendor part.
+var families = []struct{ prefix, maker string }{
+	{"gpt-", "openai"}, {"chatgpt-", "openai"}, {"o1", "openai"}, {"o3", "openai"}, {"o4-", "openai"},
+	{"claude-", "anthropic"}, {"gemini-", "google"}, {"gemma-", "google"}, {"grok-", "xai"},
+	{"mistral-", "mistral"}, {"pixtral-", "mistral"}, {"codestral-", "mistral"}, {"ministral-", "mistral"},
+	{"magistral-", "mistral"}, {"devstral-", "mistral"}, {"voxtral-", "mistral"},
+	{"deepseek-", "deepseek"}, {"qwen", "alibaba"}, {"qwq-", "alibaba"}, {"kimi-", "moonshotai"},
+	{"glm-", "zai"}, {"minimax-", "minimax"}, {"command-", "cohere"}, {"llama-", "meta"}, {"llama3", "meta"}, {"llama4", "meta"},
+}
+
+// familyMaker is the maker whose model family a name starts with, or "".
+func familyMaker(name string) string {
+	for _, f := range families {
+		if strings.HasPrefix(name, f.prefix) {
+			return f.maker
+		}
+	}
+	return ""
+}
+
+func makerOf(vendor string) string { return makers[strings.ToLower(vendor)] }
+
+// nameMaker reads the maker from a model name's vendor part: the path segment before the model
+// ("openrouter/x-ai/grok-4") or a Bedrock vendor prefix ("us.anthropic.claude-...").
+func nameMaker(name string) string {
+	name = strings.ToLower(name)
+	last := name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		last = name[i+1:]
+		seg := name[:i]
+		if j := strings.LastIndexByte(seg, '/'); j >= 0 {
+			seg = seg[j+1:]
+		}
+		if m := makerOf(seg); m != "" {
+			return m
+		}
+	}
+	maker := ""
+	for {
+		i := strings.IndexByte(last, '.')
+		if i <= 0 || strings.ContainsAny(last[:i], "0123456789-_") {
+			if maker == "" {
+				maker = familyMaker(last)
+			}
+			return maker
+		}
+		if m := makerOf(last[:i]); m != "" {
+			maker = m
+		}
+		last = last[i+1:]
+	}
+}
+
+func gunzip(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	return io.ReadAll(zr)
+}
+
+// untar returns the regular files of a gzipped tarball by path; a symlink maps to its target's
+// content (nil when the target is not in the tarball).
+func untar(tgz []byte) (map[string][]byte, error) {
+	data, err := gunzip(tgz)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	links := map[string]string{}
+	tr := tar.NewReader(bytes.NewReader(data))
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		switch h.Typeflag {
+		case tar.TypeReg:
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				return nil, err
+			}
+			files[name] = b
+		case tar.TypeSymlink:
+			links[name] = path.Join(path.Dir(name), h.Linkname)
+		}
+	}
+	for name, target := range links {
+		for range 8 { // a link to a link
+			if next, ok := links[target]; ok {
+				target = next
+			}
+		}
+		files[name] = files[target]
+	}
+	return files, nil
+}

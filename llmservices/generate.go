@@ -1,0 +1,3 @@
+package llmservices
+
+//go:generate go run ./catalogue/gen

@@ -1,0 +1,142 @@
+package llmservices
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/agentworks/artifact-worker/routing"
+)
+
+// Entry is what a model name resolved to: the registry entry that decides, and how it was
+// reached.
+type Entry struct {
+	// ID is the entry's id as its file writes it.
+	ID string
+	// Matched is the form of the name that was found: the entry's id or one of its aliases, lower
+	// case.
+	Matched string
+	// Provider is the entry's provider ("openai", "anthropic", "google", "bedrock", "xai",
+	// "mistral", ...): the model's own provider, whose rules (formats, token formula) apply to it.
+	// Empty when the entry names none.
+	Provider string
+	// ServedBy is the provider the name says serves the model, when it says one: "bedrock" for
+	// "anthropic.claude-3-5-sonnet-20240620-v1:0", "openrouter" for "openrouter/openai/gpt-4o",
+	// "vertex" for "claude-opus-4-5@20251101". Formats follow it when the registry has that
+	// provider.
+	ServedBy string
+	// Family is the API family ("openai", "anthropic", "google", "bedrock") of the provider whose
+	// formats apply, from its provider block; empty when the block names none.
+	Family string
+	// Source is where the entry comes from: SourceCurated, SourceCatalogue, or the registry file's
+	// name. Detail is the catalogue's own sources ("models.dev+litellm").
+	Source, Detail string
+	// Note is the entry's free-text note.
+	Note string
+	// Capabilities are its input capabilities in canonical order, text first; Output its output
+	// capabilities.
+	Capabilities, Output []string
+	// Aliases are the entry's aliases as written.
+	Aliases []string
+	// Formats is what the model's API accepts (as Formats returns it).
+	Formats routing.Formats
+	// ExtractText is the entry's extractText.
+	ExtractText bool
+	// Rules are the resolution rules applied to the name, in order; empty for an exact match.
+	// Tried are the forms looked up, the last one the match (when there is one).
+	Rules, Tried []string
+}
+
+// lookup resolves a name without recording the rules: the entry (nil when none) and the provider
+// the name says serves it.
+func (r *Registry) lookup(name string) (*entry, string) {
+	if r == nil || len(r.byKey) == 0 {
+		return nil, ""
+	}
+	w := walker{s: lookupKey(name)}
+	if w.s == "" {
+		return nil, ""
+	}
+	for {
+		if e, ok := r.byKey[w.s]; ok {
+			return e, w.servedBy()
+		}
+		if !w.spelling() && !w.version() {
+			return nil, ""
+		}
+	}
+}
+
+// Resolve finds the entry a model name resolves to, by the rules in the package documentation
+// (names.go): the name as written first, then one rule at a time, the most specific known entry
+// winning. ok is false when the name resolves to nothing; Entry.Rules and Entry.Tried then say
+// what was tried.
+func (r *Registry) Resolve(name string) (e Entry, ok bool) {
+	w := walker{s: lookupKey(name)}
+	if r == nil || w.s == "" {
+		return Entry{}, false
+	}
+	var rules, tried []string
+	for {
+		tried = append(tried, w.s)
+		if got, found := r.byKey[w.s]; found {
+			e := r.entryOf(got, w.s, w.servedBy(), rules)
+			e.Tried = tried
+			return e, true
+		}
+		if !w.spelling() && !w.version() {
+			return Entry{Rules: rules, Tried: tried}, false
+		}
+		rules = append(rules, w.rule)
+	}
+}
+
+// entryOf is the exported view of e, reached through matched with the rules taken.
+func (r *Registry) entryOf(e *entry, matched, servedBy string, rules []string) Entry {
+	family := r.provider(e.provider).family
+	if servedBy != "" && servedBy != e.provider {
+		if p, ok := r.providers[servedBy]; ok {
+			family = p.family
+		}
+	}
+	return Entry{
+		ID: e.id, Matched: matched, Provider: e.provider, ServedBy: servedBy, Family: family,
+		Source: e.source, Detail: e.detail, Note: e.note,
+		Capabilities: slices.Clone(e.inputs), Output: slices.Clone(e.outputs), Aliases: slices.Clone(e.aliases),
+		Formats: r.entryFormats(e, servedBy), ExtractText: e.extract, Rules: rules,
+	}
+}
+
+// Entries returns every entry of the registry (highest layer first, in file order), each as
+// Resolve would give it for its own id.
+func (r *Registry) Entries() []Entry {
+	if r == nil {
+		return nil
+	}
+	out := make([]Entry, 0, len(r.entries))
+	for _, e := range r.entries {
+		out = append(out, r.entryOf(e, lookupKey(e.id), "", nil))
+	}
+	return out
+}
+
+// Providers returns the names of the registry's provider blocks, sorted.
+func (r *Registry) Providers() []string {
+	if r == nil {
+		return nil
+	}
+	names := make([]string, 0, len(r.providers))
+	for k := range r.providers {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// HasProvider reports whether the registry has a provider block of that name.
+func (r *Registry) HasProvider(name string) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.providers[strings.ToLower(name)]
+	return ok
+}
