@@ -231,6 +231,37 @@ type GetArtifactResult struct {
 	// Usage estimates the input tokens of what is sent, against the same media as base64 text.
 	Usage    Usage    `json:"usage"`
 	Assembly Assembly `json:"assembly,omitzero"`
+	// Model says what decided which inputs the model takes: the capability registry entry that
+	// service_id resolved to, the request's capabilities list, or nothing (text only).
+	Model *ModelDecision `json:"model,omitempty"`
+}
+
+// What decided a model's inputs (ModelDecision.DecidedBy).
+const (
+	DecidedByRegistry = "registry" // service_id resolved to a capability registry entry
+	DecidedByRequest  = "request"  // the request's capabilities list
+	DecidedByNone     = "none"     // service_id resolved to no entry (or was empty): text only
+)
+
+// ModelDecision says which capability registry entry decided a result, or that none did. README,
+// "Which models it knows", has the resolution rules; `worker models explain NAME` shows the same
+// decision with its steps.
+type ModelDecision struct {
+	// DecidedBy is DecidedByRegistry, DecidedByRequest or DecidedByNone.
+	DecidedBy string `json:"decidedBy"`
+	// Entry is the registry entry's id (decidedBy registry), e.g. "claude-3-5-sonnet-20240620" for
+	// "anthropic.claude-3-5-sonnet-20240620-v1:0".
+	Entry string `json:"entry,omitempty"`
+	// Provider is the entry's provider, the model's own ("openai", "anthropic", "google", ...).
+	Provider string `json:"provider,omitempty"`
+	// ServedBy is the provider the name says serves the model ("bedrock" for
+	// "anthropic.claude-...-v1:0", "vertex", "openrouter", ...); its formats and limits apply when
+	// the registry has them, else Provider's.
+	ServedBy string `json:"servedBy,omitempty"`
+	// Source is where the entry comes from: "curated" (the built-in hand-curated list),
+	// "catalogue" (the built-in catalogue converted from models.dev and LiteLLM), or the
+	// registry file's path (LLM_SERVICES_FILE).
+	Source string `json:"source,omitempty"`
 }
 
 // Bases of a Usage estimate: how the media part's tokens were estimated.

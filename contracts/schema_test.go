@@ -66,6 +66,7 @@ var schemaEnums = []struct {
 	{"get_artifact.result.json", "/$defs/Usage/properties/basis/enum", "Usage"},
 	{"get_history_image.result.json", "/$defs/Usage/properties/basis/enum", "Usage"},
 	{"get_artifact.result.json", "/$defs/ImageProcessing/properties/actions/items/enum", "Image"},
+	{"get_artifact.result.json", "/$defs/ModelDecision/properties/decidedBy/enum", "DecidedBy"},
 	{"get_history_image.result.json", "/$defs/Assembly/properties/dialect/enum", "Dialect"},
 	{"reply.json", "/$defs/Assembly/properties/dialect/enum", "Dialect"},
 	{"preprocess.request.json", "/properties/locale/enum", "Locale"},

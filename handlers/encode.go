@@ -13,7 +13,7 @@ import (
 // parts carry the artifact's base64; here the route result is encoded once and it, the usage and the
 // assembly's parts, already compact JSON from routing, are copied once into the reply. media (contracts.Media*) says which half
 // carries the media: the route result's imageUrl/file, the assembly, or both.
-func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts.Assembly, media string) (handling.Encoded, error) {
+func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts.Assembly, media string, model *contracts.ModelDecision) (handling.Encoded, error) {
 	if media == contracts.MediaAssembly {
 		r.ImageURL, r.File = nil, nil
 	}
@@ -28,7 +28,13 @@ func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts
 	if err != nil {
 		return nil, fmt.Errorf("encode usage: %w", err)
 	}
-	size := len(route) + len(usage) + 16
+	var decision []byte
+	if model != nil {
+		if decision, err = json.Marshal(model); err != nil {
+			return nil, fmt.Errorf("encode model: %w", err)
+		}
+	}
+	size := len(route) + len(usage) + len(decision) + 32
 	if media != contracts.MediaResult {
 		size += len(a.ToolContent) + 64
 		for _, m := range a.FollowUp {
@@ -39,6 +45,10 @@ func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts
 	b = append(b, route[:len(route)-1]...)
 	b = append(b, `,"usage":`...)
 	b = append(b, usage...)
+	if decision != nil {
+		b = append(b, `,"model":`...)
+		b = append(b, decision...)
+	}
 	if media == contracts.MediaResult {
 		return append(b, '}'), nil
 	}

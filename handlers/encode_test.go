@@ -29,11 +29,15 @@ func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 				res := routing.Route(in)
 				asm := routing.Assemble(res, dialect, "")
 				usage := routing.EstimateUsage(res, dialect)
-				got, err := encodeResult(res, usage, asm, media)
+				var model *contracts.ModelDecision // with and without the registry's decision
+				if in.ID != "txt" {
+					model = &contracts.ModelDecision{DecidedBy: contracts.DecidedByRegistry, Entry: "claude-3-5-sonnet-20240620", Provider: "anthropic", ServedBy: "bedrock", Source: "catalogue"}
+				}
+				got, err := encodeResult(res, usage, asm, media, model)
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantRes := contracts.GetArtifactResult{ContentRouteResult: res, Usage: usage, Assembly: asm}
+				wantRes := contracts.GetArtifactResult{ContentRouteResult: res, Usage: usage, Assembly: asm, Model: model}
 				switch media {
 				case contracts.MediaResult:
 					wantRes.Assembly = contracts.Assembly{}
@@ -59,7 +63,7 @@ func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 func TestEncodeResultError(t *testing.T) {
 	res := contracts.ContentRouteResult{ContentType: "text", Routing: contracts.RouteText, Metadata: contracts.ArtifactMetadata{Confidence: math.NaN()}}
 	for _, media := range []string{contracts.MediaBoth, contracts.MediaResult, contracts.MediaAssembly} {
-		got, err := encodeResult(res, contracts.Usage{}, routing.AssembleText("", contracts.DialectOpenAIChat), media)
+		got, err := encodeResult(res, contracts.Usage{}, routing.AssembleText("", contracts.DialectOpenAIChat), media, nil)
 		var uv *json.UnsupportedValueError
 		if got != nil || !errors.As(err, &uv) || err.Error() != "encode result: json: unsupported value: NaN" {
 			t.Errorf("%s: encodeResult = %q, %v; want nil and a wrapped *json.UnsupportedValueError", media, got, err)

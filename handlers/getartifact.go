@@ -31,6 +31,12 @@ type ModelFormats interface {
 	Formats(serviceID, fallbackProvider string) routing.Formats
 }
 
+// ModelDecisions says which capability registry entry decides for a service id (see
+// llmservices.Registry.Decide).
+type ModelDecisions interface {
+	Decide(serviceID string) contracts.ModelDecision
+}
+
 // FileMetas reads per-file metadata of workspace files.
 type FileMetas interface {
 	Get(ctx context.Context, workspaceID, cleanPath string) (workspace.FileMeta, error)
@@ -51,6 +57,8 @@ type GetArtifact struct {
 	Extraction Extraction
 	// Tokens is optional: it counts the tokens each result saves (usage.tokensSaved).
 	Tokens TokenCounter
+	// Decisions is optional: with it, each result says which registry entry decided (model).
+	Decisions ModelDecisions
 }
 
 // Handle implements handling.Handler.
@@ -81,7 +89,20 @@ func (h *GetArtifact) Handle(ctx context.Context, req handling.Request) (any, er
 	res := h.Extraction.apply(ctx, r, routing.Route(in), in.Content, loc)
 	usage := routing.EstimateUsage(res, dia)
 	countSaved(ctx, h.Tokens, contracts.SubjectGetArtifact, dia, usage.TokensSaved)
-	return encodeResult(res, usage, routing.Assemble(res, dia, in.Formats.ToolResultMedia), med)
+	return encodeResult(res, usage, routing.Assemble(res, dia, in.Formats.ToolResultMedia), med, h.decision(r))
+}
+
+// decision is what decided the model's inputs: the request's capabilities list, else the
+// registry's entry for service_id (nil without Decisions).
+func (h *GetArtifact) decision(r contracts.GetArtifactRequest) *contracts.ModelDecision {
+	switch {
+	case r.Capabilities != nil:
+		return &contracts.ModelDecision{DecidedBy: contracts.DecidedByRequest}
+	case h.Decisions == nil:
+		return nil
+	}
+	d := h.Decisions.Decide(r.ServiceID)
+	return &d
 }
 
 // formatsFor is what the service's API accepts (m is optional), or the defaults of the dialect's

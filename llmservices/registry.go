@@ -566,3 +566,10 @@ var defaultRegistry = sync.OnceValue(func() *Registry {
 // Default returns the built-in registry: the curated entries of default.json over the catalogue
 // of catalogue.json (curated entries win). It is built once and shared.
 func Default() *Registry { return defaultRegistry() }
+
+// Curated returns the hand-curated file embedded from default.json, decoded (a fresh copy): its
+// providers and services, which win over the catalogue's.
+func Curated() (*File, error) {
+	f, _, err := decodeFile(defaultJSON, "llmservices/default.json")
+	return f, err
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
@@ -139,4 +140,14 @@ func (r *Registry) HasProvider(name string) bool {
 	}
 	_, ok := r.providers[strings.ToLower(name)]
 	return ok
+}
+
+// Decide says which entry decides for a service id, as a reply carries it: the entry's id,
+// provider and source, or contracts.DecidedByNone when the name resolves to nothing.
+func (r *Registry) Decide(serviceID string) contracts.ModelDecision {
+	e, servedBy := r.lookup(serviceID)
+	if e == nil {
+		return contracts.ModelDecision{DecidedBy: contracts.DecidedByNone}
+	}
+	return contracts.ModelDecision{DecidedBy: contracts.DecidedByRegistry, Entry: e.id, Provider: e.provider, ServedBy: servedBy, Source: e.source}
 }

@@ -111,6 +111,17 @@ func TestGetArtifactRoutes(t *testing.T) {
 			if res.ContentType != tt.contentType || res.Routing != tt.routing || res.Metadata.BinaryType != wantBinaryType {
 				t.Fatalf("contentType/routing/binaryType = %s/%s/%s, want %s/%s/%s", res.ContentType, res.Routing, res.Metadata.BinaryType, tt.contentType, tt.routing, wantBinaryType)
 			}
+			// The reply says what decided: the request's list, the registry's entry, or nothing.
+			wantModel := contracts.ModelDecision{DecidedBy: contracts.DecidedByRegistry, Entry: tt.service, Source: w.Config.LLMServicesFile}
+			switch {
+			case tt.caps != nil:
+				wantModel = contracts.ModelDecision{DecidedBy: contracts.DecidedByRequest}
+			case tt.service == "no-such-model":
+				wantModel = contracts.ModelDecision{DecidedBy: contracts.DecidedByNone}
+			}
+			if res.Model == nil || *res.Model != wantModel {
+				t.Errorf("model = %+v, want %+v", res.Model, wantModel)
+			}
 			if res.Metadata.Type != res.Metadata.MimeType || !strings.Contains(res.Metadata.Type, "/") {
 				t.Errorf("metadata type = %q, want the MIME type %q", res.Metadata.Type, res.Metadata.MimeType)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/workertest"
 	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/service"
 )
 
 // scrape reads the worker's /metrics into families by name.
@@ -118,6 +119,9 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 			}
 		}
 	}
+	if v, ok := value(start, "worker_registry_unresolved_total", nil); !ok || v != 0 {
+		t.Errorf("at start-up worker_registry_unresolved_total = %v (exists %v), want 0", v, ok)
+	}
 	for _, r := range []string{"ok", "failed"} {
 		if v, ok := value(start, "worker_registry_reloads_total", map[string]string{"result": r}); !ok || v != 0 {
 			t.Errorf("at start-up worker_registry_reloads_total{result=%q} = %v (exists %v), want 0", r, v, ok)
@@ -141,6 +145,13 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 	if rep := w.CallRaw(contracts.SubjectGetArtifact, []byte("not json")); rep.Error == nil || rep.Error.Code != contracts.CodeInvalidRequest {
 		t.Fatalf("poison: %+v", rep)
 	}
+	// A model name the registry does not know, twice: counted twice, logged once.
+	w.PutArtifact("small", "text/plain", "small.txt", []byte("small"))
+	for range 2 {
+		if rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "small", ServiceID: "acme-model-9"}); !rep.OK || res.Model == nil || res.Model.DecidedBy != contracts.DecidedByNone {
+			t.Fatalf("unknown model: %+v, %+v", rep.Error, res.Model)
+		}
+	}
 	// The registry file changes once: one reload.
 	if err := os.WriteFile(w.Config.LLMServicesFile, []byte(strings.Replace(workertest.Registry, `"omni-model"`, `"omni-model-2"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
@@ -153,7 +164,7 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 		labels map[string]string
 		value  float64
 	}{
-		{"worker_messages_total", ga("outcome", "ok"), 2},
+		{"worker_messages_total", ga("outcome", "ok"), 4},
 		{"worker_messages_total", ga("outcome", "error_reply"), 1},
 		{"worker_messages_total", ga("outcome", "dead_letter"), 1},
 		{"worker_failed_requests_total", ga("code", contracts.CodeArtifactNotFound), 1},
@@ -162,8 +173,9 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 		{"worker_claim_checks_total", ga("direction", "out"), 2},
 		{"worker_claim_checks_total", ga("direction", "in"), 1},
 		{"worker_in_flight", map[string]string{"subject": contracts.SubjectGetArtifact}, 0},
-		{"worker_message_duration_seconds", ga("outcome", "ok"), 2},
+		{"worker_message_duration_seconds", ga("outcome", "ok"), 4},
 		{"worker_registry_reloads_total", map[string]string{"result": "ok"}, 1},
+		{"worker_registry_unresolved_total", nil, 2},
 	}
 	var after map[string]*dto.MetricFamily
 	workertest.WaitFor(t, 10*time.Second, "the counts", func() bool {
@@ -180,6 +192,10 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 	}
 	if v, _ := value(after, "worker_claim_check_size_bytes_total", ga("direction", "out")); v < float64(2*len(big)) {
 		t.Errorf("claimed reply bytes %v, want at least twice the artifact (%d)", v, len(big))
+	}
+
+	if n := strings.Count(w.Logs.String(), `"service_id":"acme-model-9"`); n != 1 {
+		t.Errorf("the unknown model name is logged %d times, want once per %s", n, service.UnresolvedLogEvery)
 	}
 
 	// The alert rules of docs/operations.md use only metrics and label values the worker exports.

@@ -30,7 +30,6 @@ import (
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
-	"github.com/agentworks/artifact-worker/routing"
 	"github.com/agentworks/artifact-worker/telemetry"
 	"github.com/agentworks/artifact-worker/workspace"
 )
@@ -124,7 +123,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	if err := countReloads(meter, s.registry); err != nil {
 		return nil, err
 	}
-	c, err := Build(ctx, cfg, js, s.store, s.capabilities(), meter, log)
+	caps, err := newModels(s.currentRegistry(), meter, log)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Build(ctx, cfg, js, s.store, caps, meter, log)
 	if err != nil {
 		// A JetStream API call the user may not make fails as a timeout; the server told the
 		// connection why.
@@ -230,6 +233,9 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	if e, ok := caps.(handlers.ExtractionPolicy); ok {
 		getArtifact.Extraction.Policy = e
 	}
+	if d, ok := caps.(handlers.ModelDecisions); ok {
+		getArtifact.Decisions = d
+	}
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
 	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize, Logger: log}
@@ -272,34 +278,13 @@ func (s *Service) startFront() error {
 	return nil
 }
 
-// capabilities returns the registry to route with: the watched file, or the built-in default.
-func (s *Service) capabilities() handlers.Capabilities {
-	if s.registry != nil {
-		return watched{s.registry}
+// currentRegistry is the registry to route with: the watched file's latest, or the built-in one.
+func (s *Service) currentRegistry() func() *llmservices.Registry {
+	if w := s.registry; w != nil {
+		return w.Current
 	}
-	return llmservices.Default()
+	return llmservices.Default
 }
-
-// watched reads the registry the watcher last loaded successfully.
-type watched struct{ w *llmservices.Watcher }
-
-// Build finds these optional interfaces by assertion; losing a method must not silently turn a
-// registry feature off.
-var (
-	_ handlers.ModelFormats     = watched{}
-	_ handlers.ExtractionPolicy = watched{}
-	_ handlers.ExtractionPolicy = (*llmservices.Registry)(nil)
-)
-
-func (c watched) Capabilities(serviceID string) []string {
-	return c.w.Current().Capabilities(serviceID)
-}
-
-func (c watched) Formats(serviceID, fallbackProvider string) routing.Formats {
-	return c.w.Current().Formats(serviceID, fallbackProvider)
-}
-
-func (c watched) ExtractText(serviceID string) bool { return c.w.Current().ExtractText(serviceID) }
 
 // Run serves until ctx is cancelled (SIGTERM), then shuts down gracefully: readiness turns false,
 // new messages are handed back, in-flight requests finish within DrainTimeout, connections drain.

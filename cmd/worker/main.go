@@ -1,5 +1,5 @@
 // Command worker is the artifact worker. `worker run` serves the NATS subjects; `worker put`,
-// `call`, `replay`, `mcp`, `tools` and `version` are its tools; `worker help` lists them.
+// `call`, `replay`, `mcp`, `tools`, `models` and `version` are its tools; `worker help` lists them.
 package main
 
 import (
@@ -23,6 +23,7 @@ var commands = []command{
 	{"replay", "run stored requests through the current handlers", replayCmd},
 	{"mcp", "serve the tools over MCP (stdio, or streamable HTTP with --http)", mcpCmd},
 	{"tools", "print the tools as function-calling definitions (OpenAI, Anthropic)", toolsCmd},
+	{"models", "list the models the capability registry knows; explain how a name resolves; import catalogues", modelsCmd},
 	{"version", "print the version, commit and contract version", versionCmd},
 }
 

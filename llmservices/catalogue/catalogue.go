@@ -81,7 +81,8 @@ type record struct {
 	outputs  map[string]bool
 }
 
-// Convert reads the two snapshots (the models.dev tarball and LiteLLM's gzipped JSON) and
+// Convert reads the two snapshots (the models.dev tarball and LiteLLM's JSON, each gzipped or
+// not) and
 // returns the registry file. about is written into the file's "about" field (its provenance).
 // With curated non-nil, the file is standalone: curated's providers and services first, then
 // every catalogue entry none of curated's ids and aliases takes (curated entries win), so that
@@ -589,7 +590,11 @@ func nameMaker(name string) string {
 	}
 }
 
+// gunzip decompresses b when it is gzipped, and returns it as it is otherwise.
 func gunzip(b []byte) ([]byte, error) {
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		return b, nil
+	}
 	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
 		return nil, err

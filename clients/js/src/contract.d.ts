@@ -57,6 +57,22 @@ export interface GetArtifactResult {
   imageProcessing?: ImageProcessing;
   /** Estimated input tokens as sent, against the same media as base64 text. */
   usage: Usage;
+  /** What decided which inputs the model takes (the registry entry service_id resolved to, or not). */
+  model?: ModelDecision;
+}
+
+/** get_artifact.result.json #/$defs/ModelDecision */
+export interface ModelDecision {
+  /** registry: service_id resolved to an entry; request: the capabilities list; none: text only. */
+  decidedBy: Open<"registry" | "request" | "none">;
+  /** The registry entry's id, e.g. "claude-3-5-sonnet-20240620" for "anthropic.claude-3-5-sonnet-20240620-v1:0". */
+  entry?: string;
+  /** The entry's provider, the model's own ("openai", "anthropic", ...). */
+  provider?: string;
+  /** The provider the name says serves the model ("bedrock", "vertex", "openrouter", ...). */
+  servedBy?: string;
+  /** "curated", "catalogue" or the path of LLM_SERVICES_FILE. */
+  source?: string;
 }
 
 /** get_artifact.result.json #/$defs/Usage (also get_history_image.result.json) */

@@ -31,6 +31,7 @@ const interfaces = {
   "get_artifact.result.json#/$defs/ImageProcessing": "ImageProcessing",
   "get_artifact.result.json#/$defs/ImageInfo": "ImageInfo",
   "get_artifact.result.json#/$defs/Usage": "Usage",
+  "get_artifact.result.json#/$defs/ModelDecision": "ModelDecision",
   "get_history_image.result.json#/$defs/Usage": "Usage",
   "get_history_image.result.json#/$defs/ImageProcessing": "ImageProcessing",
   "get_history_image.result.json#/$defs/ImageInfo": "ImageInfo",

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentworks/artifact-worker/llmservices"
+	"github.com/agentworks/artifact-worker/llmservices/catalogue"
+	"github.com/agentworks/artifact-worker/routing"
+)
+
+const modelsUsage = `usage: worker models [--provider P] [--capability C] [--json]
+       worker models explain [--json] NAME
+       worker models import --models-dev FILE --litellm FILE [-o FILE] [--curated FILE]
+
+Without a subcommand, lists the models the capability registry knows: id, provider, input
+capabilities and source (curated, catalogue, or the registry file), filtered by --provider and
+--capability (text, vision, file, audio, video).
+
+explain NAME shows how a model name as a runtime writes it resolves: the steps taken, the entry
+that decides, its source, provider, input capabilities, accepted formats and image limits; or why
+nothing matched (the model is then treated as text only).
+
+import converts newer catalogue snapshots (a models.dev repository tarball with its providers/
+tree, LiteLLM's model_prices_and_context_window.json, either gzipped or not) into one standalone
+registry file: the curated entries (the built-in ones, or --curated FILE) over the converted
+catalogue. Point LLM_SERVICES_FILE at it; the worker reloads it when it changes.
+
+The registry is LLM_SERVICES_FILE when set (or --registry FILE), else the built-in one.`
+
+// modelsCmd lists, explains and imports models of the capability registry.
+func modelsCmd(args []string) int {
+	return modelsTo(args, os.Stdout, os.Stderr)
+}
+
+func modelsTo(args []string, stdout, stderr io.Writer) int {
+	sub := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("worker models", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	registry := fs.String("registry", os.Getenv("LLM_SERVICES_FILE"), "registry file (default: LLM_SERVICES_FILE, else the built-in registry)")
+	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	provider := fs.String("provider", "", "list: only models of this provider (or served by it)")
+	capability := fs.String("capability", "", "list: only models with this input capability (text, vision, file, audio, video)")
+	modelsDev := fs.String("models-dev", "", "import: the models.dev snapshot (.tar.gz of the repository, or of its providers/ tree)")
+	liteLLM := fs.String("litellm", "", "import: LiteLLM's model_prices_and_context_window.json (.json or .json.gz)")
+	output := fs.String("o", "", "import: write the registry file here (default: standard output)")
+	curatedFile := fs.String("curated", "", "import: a curated registry file to keep over the catalogue (default: the built-in curated entries)")
+	prepareUsageTo(fs, modelsUsage, args, stdout)
+	if err := fs.Parse(args); err != nil {
+		return helpOrUsage(err)
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "worker models: "+format+"\n", a...)
+		return exitUsage
+	}
+	if sub == "import" {
+		if fs.NArg() != 0 || *modelsDev == "" || *liteLLM == "" {
+			return fail("import needs --models-dev FILE and --litellm FILE (and no other arguments)")
+		}
+		return modelsImport(*modelsDev, *liteLLM, *curatedFile, *output, stdout, stderr)
+	}
+	r := llmservices.Default()
+	if *registry != "" {
+		var err error
+		if r, err = llmservices.Load(*registry); err != nil {
+			fmt.Fprintf(stderr, "worker models: %v\n", err)
+			return exitUsage
+		}
+		for _, w := range r.Warnings() {
+			fmt.Fprintln(stderr, w)
+		}
+	}
+	switch sub {
+	case "", "list":
+		if fs.NArg() != 0 {
+			return fail("unexpected arguments %q", fs.Args())
+		}
+		if *capability != "" && !slices.Contains([]string{"text", "vision", "file", "audio", "video"}, *capability) {
+			return fail("--capability %q: use text, vision, file, audio or video", *capability)
+		}
+		return modelsList(r, strings.ToLower(*provider), *capability, *asJSON, stdout)
+	case "explain":
+		if fs.NArg() != 1 {
+			return fail("explain takes one model name (quote it if it has spaces)")
+		}
+		return modelsExplain(r, fs.Arg(0), *asJSON, stdout)
+	}
+	return fail("unknown subcommand %q (list, explain, import)", sub)
+}
+
+func modelsList(r *llmservices.Registry, provider, capability string, asJSON bool, out io.Writer) int {
+	var shown []llmservices.Entry
+	for _, e := range r.Entries() {
+		if provider != "" && e.Provider != provider {
+			continue
+		}
+		if capability != "" && !slices.Contains(e.Capabilities, capability) {
+			continue
+		}
+		shown = append(shown, e)
+	}
+	if asJSON {
+		type row struct {
+			ID           string   `json:"id"`
+			Provider     string   `json:"provider,omitempty"`
+			Capabilities []string `json:"capabilities"`
+			Source       string   `json:"source"`
+		}
+		rows := make([]row, len(shown))
+		for i, e := range shown {
+			rows[i] = row{e.ID, e.Provider, e.Capabilities, e.Source}
+		}
+		return printJSON(out, rows)
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tPROVIDER\tINPUT\tSOURCE")
+	for _, e := range shown {
+		source := e.Source
+		if e.Detail != "" {
+			source += " (" + e.Detail + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.ID, orDash(e.Provider), strings.Join(e.Capabilities, ","), source)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "%d of %d models\n", len(shown), len(r.Entries()))
+	return exitOK
+}
+
+func modelsExplain(r *llmservices.Registry, name string, asJSON bool, out io.Writer) int {
+	e, ok := r.Resolve(name)
+	if asJSON {
+		return printJSON(out, struct {
+			Name     string             `json:"name"`
+			Resolved bool               `json:"resolved"`
+			Entry    *llmservices.Entry `json:"entry,omitempty"`
+			Tried    []string           `json:"tried"`
+			Rules    []string           `json:"rules"`
+		}{name, ok, func() *llmservices.Entry {
+			if ok {
+				return &e
+			}
+			return nil
+		}(), e.Tried, e.Rules})
+	}
+	fmt.Fprintf(out, "name:      %s\n", name)
+	fmt.Fprintln(out, "steps:")
+	for i, form := range e.Tried {
+		if i == 0 {
+			fmt.Fprintf(out, "  %s\n", form)
+		} else {
+			fmt.Fprintf(out, "  → %s: %s\n", e.Rules[i-1], form)
+		}
+	}
+	if !ok {
+		fmt.Fprintln(out, "resolved:  nothing: no entry matches any of these forms, and no rule applies any more.")
+		fmt.Fprintln(out, "decision:  text only (images, documents, audio and video are described, not sent).")
+		fmt.Fprintln(out, "           Add the model to LLM_SERVICES_FILE (README, \"Which models it knows\").")
+		return exitOK
+	}
+	source := e.Source
+	if e.Detail != "" {
+		source += " (" + e.Detail + ")"
+	}
+	fmt.Fprintf(out, "resolved:  %s (matched %q)\n", e.ID, e.Matched)
+	fmt.Fprintf(out, "source:    %s\n", source)
+	if len(e.Aliases) > 0 {
+		fmt.Fprintf(out, "aliases:   %s\n", strings.Join(e.Aliases, ", "))
+	}
+	if e.Note != "" {
+		fmt.Fprintf(out, "note:      %s\n", e.Note)
+	}
+	prov := orDash(e.Provider)
+	if e.ServedBy != "" && e.ServedBy != e.Provider {
+		prov += ", served by " + e.ServedBy
+		if r.HasProvider(e.ServedBy) {
+			prov += " (its formats apply)"
+		}
+	}
+	if e.Family != "" {
+		prov += "; API family " + e.Family
+	}
+	fmt.Fprintf(out, "provider:  %s\n", prov)
+	fmt.Fprintf(out, "input:     %s\n", strings.Join(e.Capabilities, ", "))
+	fmt.Fprintf(out, "output:    %s\n", strings.Join(e.Output, ", "))
+	fmt.Fprintf(out, "formats:   image %s; file %s; audio %s; video %s\n", list(e.Formats.Image), list(e.Formats.File), list(e.Formats.Audio), list(e.Formats.Video))
+	fmt.Fprintf(out, "images:    %s\n", limits(e.Formats.Limits))
+	media := e.Formats.ToolResultMedia
+	if media == "" {
+		media = routing.ToolResultMediaFollowUp
+	}
+	fmt.Fprintf(out, "tool-result media (gemini): %s\n", media)
+	if e.ExtractText {
+		fmt.Fprintln(out, "documents: their text is extracted for this model (extractText)")
+	}
+	return exitOK
+}
+
+func modelsImport(modelsDev, liteLLM, curatedFile, output string, stdout, stderr io.Writer) int {
+	md, err := os.ReadFile(modelsDev)
+	if err != nil {
+		fmt.Fprintf(stderr, "worker models import: %v\n", err)
+		return exitUsage
+	}
+	lite, err := os.ReadFile(liteLLM)
+	if err != nil {
+		fmt.Fprintf(stderr, "worker models import: %v\n", err)
+		return exitUsage
+	}
+	curated, err := llmservices.Curated()
+	if curatedFile != "" {
+		var data []byte
+		if data, err = os.ReadFile(curatedFile); err == nil {
+			curated = &llmservices.File{}
+			err = json.Unmarshal(data, curated)
+			curated.Extends, curated.About = "", ""
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "worker models import: curated entries: %v\n", err)
+		return exitUsage
+	}
+	about := fmt.Sprintf("Written by `worker models import` from %s and %s, with the curated entries over the catalogue. Both catalogues are MIT-licensed (models.dev, LiteLLM): keep their licence notices with this file.", baseName(modelsDev), baseName(liteLLM))
+	out, st, err := catalogue.Convert(md, lite, about, curated)
+	if err != nil {
+		fmt.Fprintf(stderr, "worker models import: %v\n", err)
+		return exitFailure
+	}
+	if output == "" {
+		_, err = stdout.Write(out)
+	} else {
+		err = os.WriteFile(output, out, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "worker models import: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stderr, "worker models import: %d curated and %d catalogue entries (%d read images, %d PDF files, %d audio, %d video); LiteLLM %d chat of %d keys, models.dev %d chat of %d files\n",
+		len(curated.Services), st.Entries, st.Vision, st.File, st.Audio, st.Video, st.LiteLLMChat, st.LiteLLMKeys, st.ModelsDevChat, st.ModelsDevFiles)
+	return exitOK
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func printJSON(out io.Writer, v any) int {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "worker models: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintln(out, string(b))
+	return exitOK
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func list(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
+
+func limits(l routing.ImageLimits) string {
+	var parts []string
+	if l.MaxLongEdge > 0 {
+		parts = append(parts, fmt.Sprintf("long edge <= %d px", l.MaxLongEdge))
+	}
+	if l.MaxShortEdge > 0 {
+		parts = append(parts, fmt.Sprintf("short edge <= %d px", l.MaxShortEdge))
+	}
+	if l.MaxPixels > 0 {
+		parts = append(parts, fmt.Sprintf("<= %d pixels", l.MaxPixels))
+	}
+	if l.MaxBytes > 0 {
+		parts = append(parts, fmt.Sprintf("<= %d bytes", l.MaxBytes))
+	}
+	if l.StaticOnly {
+		parts = append(parts, "static only (an animated GIF goes as its first frame)")
+	}
+	if len(parts) == 0 {
+		return "no limits"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,107 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/handlers"
+	"github.com/agentworks/artifact-worker/llmservices"
+	"github.com/agentworks/artifact-worker/routing"
+)
+
+// MetricUnresolvedModels counts get_artifact requests whose service_id resolved to no registry
+// entry (text only); Prometheus sees worker_registry_unresolved_total. It has no per-name label:
+// the names are in the log, one line per name at most every UnresolvedLogEvery.
+const MetricUnresolvedModels = "worker.registry.unresolved"
+
+// UnresolvedLogEvery is how often, at most, one name that resolves to nothing is logged.
+const UnresolvedLogEvery = 5 * time.Minute
+
+// maxUnresolvedNames bounds the names remembered for the log's rate limit; past it the memory
+// starts afresh (a name may then be logged again sooner).
+const maxUnresolvedNames = 4096
+
+// models answers for service ids from the current registry (the watched file, or the built-in
+// one) and makes names that resolve to nothing visible: a counter and a rate-limited log line.
+type models struct {
+	current    func() *llmservices.Registry
+	unresolved metric.Int64Counter // nil: not counted
+	log        *slog.Logger
+	now        func() time.Time
+
+	mu     sync.Mutex
+	logged map[string]time.Time // name → when it was last logged
+}
+
+// Build finds these optional interfaces by assertion; losing a method must not silently turn a
+// registry feature off.
+var (
+	_ handlers.ModelFormats     = (*models)(nil)
+	_ handlers.ExtractionPolicy = (*models)(nil)
+	_ handlers.ModelDecisions   = (*models)(nil)
+	_ handlers.ExtractionPolicy = (*llmservices.Registry)(nil)
+	_ handlers.ModelDecisions   = (*llmservices.Registry)(nil)
+)
+
+func newModels(current func() *llmservices.Registry, meter metric.Meter, log *slog.Logger) (*models, error) {
+	m := &models{current: current, log: log, now: time.Now, logged: map[string]time.Time{}}
+	if meter != nil {
+		c, err := meter.Int64Counter(MetricUnresolvedModels, metric.WithDescription("get_artifact requests whose service_id resolved to no capability registry entry (text only)."))
+		if err != nil {
+			return nil, err
+		}
+		c.Add(context.Background(), 0)
+		m.unresolved = c
+	}
+	return m, nil
+}
+
+func (m *models) Capabilities(serviceID string) []string {
+	return m.current().Capabilities(serviceID)
+}
+
+func (m *models) Formats(serviceID, fallbackProvider string) routing.Formats {
+	return m.current().Formats(serviceID, fallbackProvider)
+}
+
+func (m *models) ExtractText(serviceID string) bool { return m.current().ExtractText(serviceID) }
+
+// Decide is the registry's decision; a non-empty name that resolves to nothing is counted and
+// logged (once per name per UnresolvedLogEvery).
+func (m *models) Decide(serviceID string) contracts.ModelDecision {
+	d := m.current().Decide(serviceID)
+	if d.DecidedBy != contracts.DecidedByNone || serviceID == "" {
+		return d
+	}
+	if m.unresolved != nil {
+		m.unresolved.Add(context.Background(), 1)
+	}
+	if m.log != nil && m.due(serviceID) {
+		m.log.Warn("model name resolves to no registry entry; it is treated as text only (see `worker models explain`)",
+			"service_id", serviceID)
+	}
+	return d
+}
+
+// due reports whether name may be logged now, and notes that it is.
+func (m *models) due(name string) bool {
+	if len(name) > 256 {
+		name = name[:256]
+	}
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if last, ok := m.logged[name]; ok && now.Sub(last) < UnresolvedLogEvery {
+		return false
+	}
+	if len(m.logged) >= maxUnresolvedNames {
+		clear(m.logged)
+	}
+	m.logged[name] = now
+	return true
+}
