@@ -259,8 +259,8 @@ type ModelDecision struct {
 	// the registry has them, else Provider's.
 	ServedBy string `json:"servedBy,omitempty"`
 	// Source is where the entry comes from: "curated" (the built-in hand-curated list),
-	// "catalogue" (the built-in catalogue converted from models.dev and LiteLLM), or the
-	// registry file's path (LLM_SERVICES_FILE).
+	// "catalogue" (the built-in catalogue converted from models.dev and LiteLLM), or "file" (the
+	// registry file, LLM_SERVICES_FILE).
 	Source string `json:"source,omitempty"`
 }
 

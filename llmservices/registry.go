@@ -35,6 +35,9 @@ const ExtendsBuiltin = "builtin"
 const (
 	SourceCurated   = "curated"   // the hand-curated list embedded from default.json
 	SourceCatalogue = "catalogue" // the catalogue converted from models.dev and LiteLLM (catalogue.json)
+	// SourceFile is what Decide says for an entry of a registry file (LLM_SERVICES_FILE);
+	// Entry.Source names the file.
+	SourceFile = "file"
 )
 
 // Registry maps model names to their entries: input capabilities, provider, accepted formats.

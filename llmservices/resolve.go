@@ -143,11 +143,16 @@ func (r *Registry) HasProvider(name string) bool {
 }
 
 // Decide says which entry decides for a service id, as a reply carries it: the entry's id,
-// provider and source, or contracts.DecidedByNone when the name resolves to nothing.
+// provider and source (SourceCurated, SourceCatalogue, or SourceFile for an entry of a registry
+// file), or contracts.DecidedByNone when the name resolves to nothing.
 func (r *Registry) Decide(serviceID string) contracts.ModelDecision {
 	e, servedBy := r.lookup(serviceID)
 	if e == nil {
 		return contracts.ModelDecision{DecidedBy: contracts.DecidedByNone}
 	}
-	return contracts.ModelDecision{DecidedBy: contracts.DecidedByRegistry, Entry: e.id, Provider: e.provider, ServedBy: servedBy, Source: e.source}
+	source := e.source
+	if source != SourceCurated && source != SourceCatalogue {
+		source = SourceFile
+	}
+	return contracts.ModelDecision{DecidedBy: contracts.DecidedByRegistry, Entry: e.id, Provider: e.provider, ServedBy: servedBy, Source: source}
 }

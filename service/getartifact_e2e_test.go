@@ -12,6 +12,7 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/service"
 )
 
@@ -112,7 +113,7 @@ func TestGetArtifactRoutes(t *testing.T) {
 				t.Fatalf("contentType/routing/binaryType = %s/%s/%s, want %s/%s/%s", res.ContentType, res.Routing, res.Metadata.BinaryType, tt.contentType, tt.routing, wantBinaryType)
 			}
 			// The reply says what decided: the request's list, the registry's entry, or nothing.
-			wantModel := contracts.ModelDecision{DecidedBy: contracts.DecidedByRegistry, Entry: tt.service, Source: w.Config.LLMServicesFile}
+			wantModel := contracts.ModelDecision{DecidedBy: contracts.DecidedByRegistry, Entry: tt.service, Source: llmservices.SourceFile}
 			switch {
 			case tt.caps != nil:
 				wantModel = contracts.ModelDecision{DecidedBy: contracts.DecidedByRequest}

@@ -71,7 +71,7 @@ export interface ModelDecision {
   provider?: string;
   /** The provider the name says serves the model ("bedrock", "vertex", "openrouter", ...). */
   servedBy?: string;
-  /** "curated", "catalogue" or the path of LLM_SERVICES_FILE. */
+  /** "curated", "catalogue" or "file" (LLM_SERVICES_FILE). */
   source?: string;
 }
 
