@@ -2,7 +2,9 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
@@ -134,6 +139,7 @@ func TestREADMENATSCLI(t *testing.T) {
 		t.Fatalf("reply.json (%d bytes, %v) is not the whole image reply: %s", len(reply), err, truncate(string(reply), 300))
 	}
 	t.Logf("claim-checked reply fetched by the nats CLI: %d bytes", len(reply))
+	noClaimsLeft(t, e, "the README's nats CLI lines")
 
 	// The same from nats.js, as contracts/README.md's plain:js function does it.
 	jsReadmeClaimCheck(t, e)
@@ -226,6 +232,34 @@ await nc.close();
 		t.Fatalf("contracts/README.md's nats.js function: %v\n%s", err, out)
 	}
 	t.Logf("nats.js: a claim-checked reply with a data URL of %d characters", got.URL)
+	noClaimsLeft(t, e, "contracts/README.md's nats.js function")
+}
+
+// noClaimsLeft fails when WORKER_CLAIMS holds an object (not deleted): a reader left a reply there.
+func noClaimsLeft(t *testing.T, e *env, who string) {
+	t.Helper()
+	nc, err := nats.Connect(e.nats.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	store, err := js.ObjectStore(ctx, "WORKER_CLAIMS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := store.List(ctx)
+	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		t.Errorf("%s left %s (%d bytes) in WORKER_CLAIMS", who, o.Name, o.Size)
+	}
 }
 
 // hasRow reports whether the table the CLI printed has a row whose cells include every one of cells.
