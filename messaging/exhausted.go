@@ -3,12 +3,14 @@ package messaging
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
 )
@@ -29,13 +31,16 @@ type maxDeliveriesAdvisory struct {
 // delivery died with its worker (SIGKILL, OOM), outlived its deadline, or was handed back by a replica
 // shutting down. The server then publishes a max-deliveries advisory; one replica (queue group)
 // answers the caller with unavailable and dead-letters the request, as finalize does for the failures
-// it sees itself. Nothing is left unanswered.
+// it sees itself (the dead letter retried in place as finalize retries it). Every advisory ends in an
+// outcome: dead_letter, or lost (counted and logged at error level, with the stream sequence to
+// replay) when the request could not be read or the dead letter could not be published within
+// the attempts; an unreadable advisory is logged as an error too.
 func (p *Pipeline) watchExhausted() (*nats.Subscription, error) {
 	subject := "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + p.cfg.Topology.Stream + ".*"
 	return p.deps.PubConn.QueueSubscribe(subject, exhaustedQueue, func(m *nats.Msg) {
 		var adv maxDeliveriesAdvisory
 		if err := json.Unmarshal(m.Data, &adv); err != nil || adv.StreamSeq == 0 {
-			p.deps.Logger.Warn("unreadable max-deliveries advisory", "subject", m.Subject)
+			p.deps.Logger.Error("unreadable max-deliveries advisory: a request may be left unanswered", "subject", m.Subject)
 			return
 		}
 		p.answers.Add(1)
@@ -50,14 +55,33 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	log := p.deps.Logger.With("stream_seq", adv.StreamSeq, "consumer", adv.Consumer)
-	stream, err := p.js.Stream(ctx, adv.Stream)
-	if err != nil {
-		log.Warn("exhausted request not answered: stream lookup failed", "error", err.Error())
-		return
+	subject := "" // the request's subject: its consumer's until the request is read
+	for _, sub := range contracts.RequestSubjects {
+		if ConsumerName(sub) == adv.Consumer {
+			subject = sub
+		}
 	}
-	raw, err := stream.GetMsg(ctx, adv.StreamSeq)
+	lost := func(why string, err error) {
+		p.metrics.record(ctx, subject, &state{outcome: outcomeLost, reason: ReasonNoOutcome}, 0)
+		log.LogAttrs(ctx, slog.LevelError, "request",
+			slog.String("subject", subject), slog.String("outcome", outcomeLost), slog.Uint64("delivery", adv.Deliveries),
+			slog.String("error", why+": "+err.Error()))
+	}
+	var raw *jetstream.RawStreamMsg
+	var err error
+	// Retried as the dead letter is (deadLetterAttempts, deadLetterBackoff); a message that is gone
+	// (deleted, aged out) is not looked up again.
+	for attempt := 0; attempt < deadLetterAttempts; attempt++ {
+		var stream jetstream.Stream
+		if stream, err = p.js.Stream(ctx, adv.Stream); err == nil {
+			raw, err = stream.GetMsg(ctx, adv.StreamSeq)
+		}
+		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) || deadLetterBackoff.Sleep(ctx, attempt) != nil {
+			break
+		}
+	}
 	if err != nil {
-		log.Warn("exhausted request not answered: message lookup failed", "error", err.Error())
+		lost("exhausted request not answered: lookup failed", err)
 		return
 	}
 	m := message.NewMessage(raw.Header.Get(contracts.HeaderMsgID), raw.Data)
@@ -88,8 +112,9 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 		}
 	}
 	reason := "max deliveries (" + strconv.FormatUint(adv.Deliveries, 10) + ") exhausted without an outcome"
-	if err := p.deadLetter(ctx, m, d, reason); err != nil {
-		log.Warn("exhausted request not dead-lettered", "error", err.Error())
+	if err := p.deadLetterWithRetry(ctx, m, d, reason); err != nil {
+		lost("exhausted request not dead-lettered", err)
+		return
 	}
 	p.metrics.record(ctx, d.subject, &state{outcome: outcomeDeadLetter, code: wire.Code, reason: ReasonNoOutcome}, 0)
 	log.LogAttrs(ctx, slog.LevelWarn, "request",

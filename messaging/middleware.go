@@ -40,6 +40,8 @@ const (
 	outcomeDeadLetter = "dead_letter"
 	outcomeHandedBack = "handed_back"
 	outcomeExpired    = "expired"
+	// outcomeLost: an exhausted request that could be neither read back nor dead-lettered.
+	outcomeLost = "lost"
 )
 
 var errHandedBack = errors.New("worker is shutting down: message handed back for redelivery")

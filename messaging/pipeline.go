@@ -245,27 +245,36 @@ func (p *Pipeline) Running() <-chan struct{} { return p.router.Running() }
 // Work that did not finish in time stays unacked and JetStream redelivers it after AckWait; Shutdown
 // then returns the deadline error.
 func (p *Pipeline) Shutdown(ctx context.Context) error {
+	var errs []error
 	p.advMu.Lock()
 	p.draining.Store(true)
 	if p.advisory != nil {
 		// Drain: advisories already received are still answered.
-		_ = p.advisory.Drain()
+		if err := p.advisory.Drain(); err != nil {
+			errs = append(errs, fmt.Errorf("max-deliveries advisories: %w", err))
+		}
 		p.advisory = nil
 	}
 	p.advMu.Unlock()
 	p.sub.stopFetching()
 	drainCtx, cancel := context.WithTimeout(ctx, p.cfg.DrainTimeout)
 	defer cancel()
-	waitErr := p.sub.waitIdle(drainCtx)
+	if err := p.sub.waitIdle(drainCtx); err != nil {
+		errs = append(errs, err)
+	}
 	// Acks are sent without waiting for confirmation: make sure those sent so far left this process.
 	if err := p.deps.SubConn.FlushWithContext(drainCtx); err != nil {
-		p.deps.Logger.Warn("acks not flushed; JetStream redelivers what it did not get", "error", err.Error())
+		errs = append(errs, fmt.Errorf("acks not flushed (JetStream redelivers what it did not get): %w", err))
 	}
-	closeErr := p.router.Close()
+	if err := p.router.Close(); err != nil {
+		errs = append(errs, err)
+	}
 	answersCtx, cancelAnswers := context.WithTimeout(ctx, 5*time.Second)
 	defer cancelAnswers()
-	_ = waitZero(answersCtx, &p.answers)
-	return errors.Join(waitErr, closeErr)
+	if err := waitZero(answersCtx, &p.answers); err != nil {
+		errs = append(errs, fmt.Errorf("exhausted requests still being answered: %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 type nakDelay struct{ p *Pipeline }

@@ -255,7 +255,8 @@ func settleBy(ctx context.Context) (time.Time, bool) {
 // dead letter).
 func DeliveryBudget(handlerTimeout time.Duration) time.Duration { return 3 * handlerTimeout }
 
-// settle sends an ack or nak on a short context of its own.
+// settle sends an ack or nak on a short context of its own. Only a confirmed ack (DoubleAck) waits on
+// it; Ack and Nak return once sent, and Shutdown flushes what was sent.
 func (s *subscriber) settle(f func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -74,7 +74,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	s := &Service{cfg: cfg, log: log}
 	defer func() {
 		if err != nil {
-			s.close()
+			if cerr := errors.Join(s.close()...); cerr != nil {
+				log.Warn("clean-up after the failed start-up", "error", cerr.Error())
+			}
 		}
 	}()
 	if s.telemetry, err = telemetry.Setup(ctx, telemetry.Config{OTLPEnabled: cfg.OTLPEnabled, Disabled: cfg.OTelDisabled}); err != nil {
@@ -321,28 +323,43 @@ func (s *Service) Run(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	s.log.Info("shutting down", append(stopReason(context.Cause(ctx)), "drain_timeout", s.cfg.DrainTimeout.String())...)
+	var shutdownErrs []error
 	if s.front != nil {
 		// No new plain requests are taken; those already stored are handled (or redelivered).
-		_ = s.front.Stop()
+		if err := s.front.Stop(); err != nil {
+			shutdownErrs = append(shutdownErrs, fmt.Errorf("request/reply front: %w", err))
+		}
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout+5*time.Second)
 	defer cancel()
 	if err := s.pipeline.Shutdown(shutdownCtx); err != nil {
-		s.log.Warn("in-flight work not finished; JetStream redelivers it", "error", err.Error())
+		shutdownErrs = append(shutdownErrs, fmt.Errorf("pipeline (JetStream redelivers unfinished work): %w", err))
 	}
 	// Downloads in progress get a budget of their own, not what the drain left.
 	httpCtx, cancelHTTP := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancelHTTP()
-	_ = s.http.Shutdown(httpCtx)
-	s.close()
-	s.log.Info("stopped")
+	if err := s.http.Shutdown(httpCtx); err != nil {
+		shutdownErrs = append(shutdownErrs, fmt.Errorf("http: %w", err))
+	}
+	shutdownErrs = append(shutdownErrs, s.close()...)
+	// A shutdown that did not go cleanly is reported, but does not make the exit a failure: the
+	// worker stopped as asked, and JetStream redelivers whatever it left.
+	if err := errors.Join(shutdownErrs...); err != nil {
+		s.log.Warn("stopped", "shutdown_error", err.Error())
+	} else {
+		s.log.Info("stopped")
+	}
 	return runErr
 }
 
-func (s *Service) close() {
+// close drains the NATS connections and releases the rest, returning what failed.
+func (s *Service) close() []error {
+	var errs []error
 	for _, nc := range []*nats.Conn{s.subConn, s.pubConn} {
 		if nc != nil && !nc.IsClosed() {
-			_ = nc.Drain()
+			if err := nc.Drain(); err != nil {
+				errs = append(errs, fmt.Errorf("nats drain: %w", err))
+			}
 		}
 	}
 	for _, nc := range []*nats.Conn{s.subConn, s.pubConn} {
@@ -351,15 +368,20 @@ func (s *Service) close() {
 		}
 	}
 	if s.listener != nil {
-		_ = s.listener.Close()
+		if err := s.listener.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, fmt.Errorf("http listener: %w", err))
+		}
 	}
 	if s.telemetry != nil {
-		_ = s.telemetry.Shutdown(context.Background())
+		if err := s.telemetry.Shutdown(context.Background()); err != nil {
+			errs = append(errs, fmt.Errorf("telemetry: %w", err))
+		}
 	}
 	if s.embedded != nil {
 		s.embedded.Shutdown()
 		s.embedded.WaitForShutdown()
 	}
+	return errs
 }
 
 // StartupTimeout bounds how long New waits for NATS and the object store to become reachable.
