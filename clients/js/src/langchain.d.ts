@@ -19,3 +19,6 @@ export declare function toContentBlocks(result: GetArtifactResult | GetHistoryIm
 
 /** The messages with each run of ToolMessages' media moved into one HumanMessage after the run (OpenAI Chat Completions). */
 export declare function mediaAsHumanMessage(messages: BaseMessage[], opts?: { note?: string }): BaseMessage[];
+
+/** LangChain.js standard blocks from the worker's `langchain` dialect content (Python's shape: base64, mime_type, extras.filename); other blocks unchanged. */
+export declare function toStandardBlocks(content: string | Array<Record<string, unknown>>): string | Array<Record<string, unknown>>;

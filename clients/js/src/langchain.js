@@ -31,6 +31,23 @@ export function toContentBlocks(result) {
     : { type: blockType(p.mimeType), data: p.data, mimeType: p.mimeType, ...(p.filename ? { metadata: { filename: p.filename } } : {}) }));
 }
 
+/**
+ * LangChain.js standard content blocks from the content of the worker's `langchain` dialect (an
+ * assembly's toolContent, or a turn's tool message content), which has langchain-core Python's
+ * shape ({type, base64, mime_type, extras: {filename}}): LangChain.js finds no media in that shape.
+ * Blocks already in LangChain.js's shape (data + mimeType) and text blocks pass unchanged.
+ * @param {string | Array<Record<string, unknown>>} content
+ */
+export function toStandardBlocks(content) {
+  if (!Array.isArray(content)) return content;
+  return content.map((b) => {
+    if (typeof b?.base64 !== "string") return b;
+    const { base64, mime_type: mimeType, extras, ...rest } = b;
+    const filename = extras?.filename;
+    return { ...rest, data: base64, mimeType, ...(filename ? { metadata: { filename } } : {}) };
+  });
+}
+
 function blockType(mimeType) {
   const top = mimeType.split("/")[0];
   return top === "image" || top === "audio" || top === "video" ? top : "file";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { WorkerClient } from "../src/index.js";
-import { artifactTools, mediaAsHumanMessage } from "../src/langchain.js";
+import { artifactTools, mediaAsHumanMessage, toStandardBlocks } from "../src/langchain.js";
 import { natsURL, noisyPNG, randomId } from "./fixtures.js";
 import { runSnippet, assertNoBase64InText } from "./snippets.js";
 import { startFakeOpenAI } from "./fakeopenai.js";
@@ -76,6 +76,21 @@ test("langchain: ChatOpenAI (Chat Completions) gets the media as media in a user
     { type: "file", file: { file_data: `data:application/pdf;base64,${pdf}`, filename: "report.pdf" } },
   ]);
   assertNoBase64InText(body, png);
+});
+
+test("langchain: the worker's langchain dialect (Python's block shape) becomes blocks LangChain.js reads as media", async () => {
+  const asm = async (ref) => (await worker.getArtifact({ ref, service_id: "gpt-4o", dialect: "langchain", locale: "en" })).assembly.toolContent;
+  const [img, doc] = [await asm(pngRef), await asm(pdfRef)];
+  // As the worker sends them, LangChain.js finds no media: no block carries data.
+  const raw = new ToolMessage({ tool_call_id: "c1", content: img }).contentBlocks;
+  assert.ok(!raw.some((b) => b.data), `LangChain.js now reads the Python shape: ${JSON.stringify(raw).slice(0, 200)}`);
+  assert.deepEqual(new ToolMessage({ tool_call_id: "c1", content: toStandardBlocks(img) }).contentBlocks, [
+    { type: "text", text: "Artifact content (chart.png):" },
+    { type: "image", data: png, mimeType: "image/png" },
+  ]);
+  assert.deepEqual(new ToolMessage({ tool_call_id: "c2", content: toStandardBlocks(doc) }).contentBlocks.at(-1),
+    { type: "file", data: pdf, mimeType: "application/pdf", metadata: { filename: "report.pdf" } });
+  assert.equal(toStandardBlocks("text"), "text");
 });
 
 test("langchain: the README example runs as written", async () => {
