@@ -3,18 +3,30 @@
 // `data` + `mimeType`), which LangChain's chat models send as media.
 import { tool } from "@langchain/core/tools";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { WorkerError } from "./index.js";
 import { callTool, resultParts, toolSpecs } from "./tools.js";
 
 /**
  * The tools get_artifact and get_history_image (in that order) as LangChain tools. Invoked with a
  * tool call (`tool.invoke(aiMessage.tool_calls[0])`), each returns a ToolMessage whose content is
- * the result's blocks (toContentBlocks), fitted to opts.serviceId (or opts.capabilities).
+ * the result's blocks (toContentBlocks), fitted to opts.serviceId (or opts.capabilities); a call
+ * the worker answers with an error gives an error ToolMessage (status "error") with its message.
  * @param {import("./index.js").WorkerClient} worker
  * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number}} [opts]
  */
 export function artifactTools(worker, opts = {}) {
   return toolSpecs(opts.locale ?? "en").map((spec) => tool(
-    async (args) => toContentBlocks(await callTool(worker, spec.name, args, opts)),
+    async (args, config) => {
+      try {
+        return toContentBlocks(await callTool(worker, spec.name, args, opts));
+      } catch (err) {
+        // The worker's answer to a failed call (not found, bad reference, ...) is for the model, in
+        // the request's locale: an error ToolMessage, not an exception ending the agent's loop.
+        if (!(err instanceof WorkerError)) throw err;
+        const id = config?.toolCall?.id;
+        return id ? new ToolMessage({ content: err.error.message, tool_call_id: id, name: spec.name, status: "error" }) : err.error.message;
+      }
+    },
     { name: spec.name, description: spec.description, schema: spec.parameters },
   ));
 }

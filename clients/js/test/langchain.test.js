@@ -48,6 +48,15 @@ test("langchain: a tool returns a ToolMessage whose standard content blocks Lang
   assertNoBase64InText(img.content, png);
 });
 
+test("langchain: a failed call is an error ToolMessage with the worker's message, not an exception", async () => {
+  const [get] = artifactTools(worker, { serviceId: "gpt-4o", locale: "en" });
+  const msg = await get.invoke({ id: "call_x", name: "get_artifact", args: { ref: "artifact:" + randomId("missing") }, type: "tool_call" });
+  assert.ok(ToolMessage.isInstance(msg));
+  assert.equal(msg.status, "error");
+  assert.equal(msg.tool_call_id, "call_x");
+  assert.equal(msg.content, "The artifact does not exist or has been deleted");
+});
+
 test("langchain: a model without vision gets the description as text", async () => {
   const [, , img] = await turn("deepseek-chat");
   assert.deepEqual(img.contentBlocks.map((b) => b.type), ["text"]);
