@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -83,7 +84,7 @@ func (f fitter) fit(res *mcp.CallToolResult, src source) *mcp.CallToolResult {
 	for i := 0; i < len(res.Content); i++ {
 		switch b := res.Content[i].(type) {
 		case *mcp.ImageContent:
-			room := f.max - (size(res) - jsonLen(b))
+			room := f.max - (size(res) - base64.StdEncoding.EncodedLen(len(b.Data)))
 			if img, note, ok := f.refit(b, room); ok {
 				fitted := slices.Clone(res.Content)
 				fitted[i] = img
@@ -215,8 +216,35 @@ func (f fitter) cutText(res *mcp.CallToolResult, src source) *mcp.CallToolResult
 	return res
 }
 
-// size is the bytes of res as JSON, with room for the JSON-RPC envelope.
-func size(res *mcp.CallToolResult) int { return jsonLen(res) + envelope }
+// size is the bytes of res as JSON, with room for the JSON-RPC envelope. Media is counted by the
+// length of its base64, not encoded (a 4 MB image would be, several times per result).
+func size(res *mcp.CallToolResult) int {
+	light := *res
+	light.Content = make([]mcp.Content, len(res.Content))
+	media := 0
+	for i, c := range res.Content {
+		switch b := c.(type) {
+		case *mcp.ImageContent:
+			media += base64.StdEncoding.EncodedLen(len(b.Data))
+			light.Content[i] = &mcp.ImageContent{MIMEType: b.MIMEType, Data: []byte{}, Meta: b.Meta, Annotations: b.Annotations}
+		case *mcp.AudioContent:
+			media += base64.StdEncoding.EncodedLen(len(b.Data))
+			light.Content[i] = &mcp.AudioContent{MIMEType: b.MIMEType, Data: []byte{}, Meta: b.Meta, Annotations: b.Annotations}
+		case *mcp.EmbeddedResource:
+			if b.Resource != nil && b.Resource.Blob != nil {
+				media += base64.StdEncoding.EncodedLen(len(b.Resource.Blob))
+				r := *b.Resource
+				r.Blob = []byte{}
+				light.Content[i] = &mcp.EmbeddedResource{Resource: &r, Meta: b.Meta, Annotations: b.Annotations}
+				continue
+			}
+			light.Content[i] = c
+		default:
+			light.Content[i] = c
+		}
+	}
+	return jsonLen(&light) + media + envelope
+}
 
 func jsonLen(v any) int {
 	b, err := json.Marshal(v)
