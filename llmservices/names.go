@@ -62,6 +62,15 @@ type walker struct {
 	bedrock bool   // rule 6 or 7 applied
 	hint    string // the outermost provider the name says serves it
 	rule    string // the rule that made s
+	detail  string // what it dropped, when the rule's text names it (a substring: no allocation)
+}
+
+// ruleText is the last rule applied, for people ("provider prefix (openrouter/)").
+func (w *walker) ruleText() string {
+	if w.detail == "" {
+		return w.rule
+	}
+	return w.rule + " (" + w.detail + ")"
 }
 
 // spelling applies the first spelling rule that changes w.s and reports whether one did.
@@ -78,7 +87,7 @@ func (w *walker) spelling() bool {
 		return w.set(s[1:], "gateway alias (~)")
 	}
 	if i := strings.LastIndexByte(s, ':'); i > 0 && i < len(s)-1 && isLetter(s[i+1]) {
-		return w.set(s[:i], "gateway variant ("+s[i:]+")")
+		return w.setDetail(s[:i], "gateway variant", s[i:])
 	}
 	if i := strings.LastIndexByte(s, '@'); i > 0 {
 		w.hintOnce("vertex")
@@ -94,7 +103,7 @@ func (w *walker) spelling() bool {
 		} else if i > 0 {
 			w.hintOnce("")
 		}
-		return w.set(s[i+1:], "provider prefix ("+s[:i+1]+")")
+		return w.setDetail(s[i+1:], "provider prefix", s[:i+1])
 	}
 	if n := bedrockVersion(s, true); n > 0 {
 		w.bedrock = true
@@ -104,7 +113,7 @@ func (w *walker) spelling() bool {
 	if i := strings.IndexByte(s, '.'); i > 0 && i < len(s)-1 && allLetters(s[:i]) && isLetter(s[i+1]) {
 		w.bedrock = true
 		w.hintOnce("bedrock")
-		return w.set(s[i+1:], "region or vendor prefix ("+s[:i+1]+")")
+		return w.setDetail(s[i+1:], "region or vendor prefix", s[:i+1])
 	}
 	if w.bedrock {
 		if n := bedrockVersion(s, false); n > 0 {
@@ -121,16 +130,18 @@ func (w *walker) version() bool {
 		return w.set(t, "-latest dropped")
 	}
 	if n := snapshotSuffix(s); n > 0 {
-		return w.set(s[:len(s)-n], "snapshot suffix ("+s[len(s)-n:]+") dropped")
+		return w.setDetail(s[:len(s)-n], "snapshot suffix dropped", s[len(s)-n:])
 	}
 	return false
 }
 
-func (w *walker) set(s, rule string) bool {
+func (w *walker) set(s, rule string) bool { return w.setDetail(s, rule, "") }
+
+func (w *walker) setDetail(s, rule, detail string) bool {
 	if s == "" || s == w.s {
 		return false
 	}
-	w.s, w.rule = s, rule
+	w.s, w.rule, w.detail = s, rule, detail
 	return true
 }
 

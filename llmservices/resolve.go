@@ -87,7 +87,7 @@ func (r *Registry) Resolve(name string) (e Entry, ok bool) {
 		if !w.spelling() && !w.version() {
 			return Entry{Rules: rules, Tried: tried}, false
 		}
-		rules = append(rules, w.rule)
+		rules = append(rules, w.ruleText())
 	}
 }
 

@@ -18,7 +18,7 @@ const repo = join(here, "..", "..", "..");
 const nested = {
   Reply: { error: "ErrorObject" },
   ErrorObject: { assembly: "Assembly" },
-  GetArtifactResult: { imageUrl: "ImageURLPart", file: "FilePart", metadata: "ArtifactMetadata", assembly: "Assembly", imageProcessing: "ImageProcessing", usage: "Usage" },
+  GetArtifactResult: { imageUrl: "ImageURLPart", file: "FilePart", metadata: "ArtifactMetadata", assembly: "Assembly", imageProcessing: "ImageProcessing", usage: "Usage", model: "ModelDecision" },
   ImageURLPart: { image_url: "ImageURL" },
   FilePart: { file: "FileData" },
   ArtifactMetadata: { extracted: "Extraction" },
