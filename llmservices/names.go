@@ -138,6 +138,7 @@ func (w *walker) version() bool {
 func (w *walker) set(s, rule string) bool { return w.setDetail(s, rule, "") }
 
 func (w *walker) setDetail(s, rule, detail string) bool {
+	s = strings.TrimSpace(s)
 	if s == "" || s == w.s {
 		return false
 	}

@@ -497,6 +497,9 @@ func readModelsDev(tgz []byte, lite []record, st *Stats) ([]record, error) {
 		if r.maker == "" {
 			r.maker = nameMaker(pm.name)
 		}
+		if vendor, _, ok := strings.Cut(pm.m.BaseModel, "/"); ok && r.maker == "" {
+			r.maker = makerOf(vendor) // base_model "openai/gpt-5": made by OpenAI
+		}
 		if pm.m.Modalities != nil {
 			for _, o := range pm.m.Modalities.Output {
 				r.outputs[o] = true
