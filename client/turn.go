@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 )
 
 // ErrTurn is wrapped by every error of Turn: results that cannot form one turn.
@@ -42,146 +43,46 @@ type ToolResult struct {
 //     "error" when Failed).
 //   - langchain: one tool message per call ({"role":"tool","tool_call_id","name","content"}).
 //
-// Turn is pure; errors wrap ErrTurn.
+// The shapes are the dialect's entry in package dialects (dialects.Dialect.Turn), which the
+// JavaScript client's assembleTurn reads too. Turn is pure; errors wrap ErrTurn.
 func Turn(results []ToolResult) ([]json.RawMessage, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("%w: no results", ErrTurn)
 	}
 	dialect := results[0].Assembly.Dialect
+	if dialect == "" {
+		dialect = contracts.DialectOpenAIChat
+	}
+	d, ok := dialects.Lookup(dialect)
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown dialect %q", ErrTurn, dialect)
+	}
+	calls := make([]dialects.Call, 0, len(results))
+	var followUps []json.RawMessage
 	for i, r := range results {
 		switch {
-		case r.Assembly.Dialect != dialect:
-			return nil, fmt.Errorf("%w: result %d is %q, result 0 is %q: one turn has one dialect", ErrTurn, i, r.Assembly.Dialect, dialect)
+		case r.Assembly.Dialect != results[0].Assembly.Dialect:
+			return nil, fmt.Errorf("%w: result %d is %q, result 0 is %q: one turn has one dialect", ErrTurn, i, r.Assembly.Dialect, results[0].Assembly.Dialect)
 		case r.CallID == "":
 			return nil, fmt.Errorf("%w: result %d has no call id", ErrTurn, i)
 		case !json.Valid(r.Assembly.ToolContent):
 			return nil, fmt.Errorf("%w: result %d: toolContent is missing or not JSON", ErrTurn, i)
-		case dialect == contracts.DialectGemini && r.Name == "":
-			return nil, fmt.Errorf("%w: result %d has no name (gemini's functionResponse needs it)", ErrTurn, i)
+		case d.Turn.NeedsName() && r.Name == "":
+			return nil, fmt.Errorf("%w: result %d has no name (%s's %s needs it)", ErrTurn, i, d.Name, d.Turn.AnswerName())
 		}
 		for _, m := range r.Assembly.FollowUp {
-			body := m.Content // openai-chat
-			if dialect == contracts.DialectGemini {
-				body = m.Parts
-			}
-			if !json.Valid(body) {
+			if !json.Valid(d.Turn.Body(m)) {
 				return nil, fmt.Errorf("%w: result %d: a follow-up's content (gemini: parts) is not JSON", ErrTurn, i)
 			}
+			followUps = append(followUps, mustJSON(m))
 		}
+		calls = append(calls, dialects.Call{ID: r.CallID, Name: r.Name, Content: r.Assembly.ToolContent, Failed: r.Failed})
 	}
-	switch dialect {
-	case contracts.DialectOpenAIChat, "":
-		out := make([]json.RawMessage, 0, len(results))
-		for _, r := range results {
-			out = append(out, mustJSON(chatToolMessage{Role: "tool", ToolCallID: r.CallID, Content: r.Assembly.ToolContent}))
-		}
-		return append(out, followUps(results)...), nil
-	case contracts.DialectOpenAIResponses:
-		out := make([]json.RawMessage, 0, len(results))
-		for _, r := range results {
-			out = append(out, mustJSON(functionCallOutput{Type: "function_call_output", CallID: r.CallID, Output: r.Assembly.ToolContent}))
-		}
-		return out, nil
-	case contracts.DialectAnthropic:
-		blocks := make([]toolResultBlock, 0, len(results))
-		for _, r := range results {
-			blocks = append(blocks, toolResultBlock{Type: "tool_result", ToolUseID: r.CallID, Content: r.Assembly.ToolContent, IsError: r.Failed})
-		}
-		return []json.RawMessage{mustJSON(roleContent[toolResultBlock]{Role: "user", Content: blocks})}, nil
-	case contracts.DialectGemini:
-		parts := make([]geminiPart, 0, len(results))
-		for i, r := range results {
-			var fr map[string]json.RawMessage
-			if err := json.Unmarshal(r.Assembly.ToolContent, &fr); err != nil || fr == nil {
-				return nil, fmt.Errorf("%w: result %d: gemini toolContent is not an object", ErrTurn, i)
-			}
-			fr["id"], fr["name"] = mustJSON(r.CallID), mustJSON(r.Name)
-			parts = append(parts, geminiPart{FunctionResponse: fr})
-		}
-		return append([]json.RawMessage{mustJSON(geminiContent{Role: "user", Parts: parts})}, followUps(results)...), nil
-	case contracts.DialectBedrockConverse:
-		blocks := make([]bedrockBlock, 0, len(results))
-		for _, r := range results {
-			blocks = append(blocks, bedrockBlock{ToolResult: bedrockToolResult{ToolUseID: r.CallID, Content: r.Assembly.ToolContent, Status: bedrockStatus(r.Failed)}})
-		}
-		return []json.RawMessage{mustJSON(roleContent[bedrockBlock]{Role: "user", Content: blocks})}, nil
-	case contracts.DialectLangChain:
-		out := make([]json.RawMessage, 0, len(results))
-		for _, r := range results {
-			out = append(out, mustJSON(langchainToolMessage{Role: "tool", ToolCallID: r.CallID, Name: r.Name, Content: r.Assembly.ToolContent}))
-		}
-		return out, nil
+	out, err := d.Turn.Messages(calls, followUps)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %w", ErrTurn, d.Name, err)
 	}
-	return nil, fmt.Errorf("%w: unknown dialect %q", ErrTurn, dialect)
-}
-
-// bedrockStatus is a Bedrock Converse toolResult's status: "error" for a call that failed, else "success".
-func bedrockStatus(failed bool) string {
-	if failed {
-		return "error"
-	}
-	return "success"
-}
-
-// followUps is every follow-up message of the results, in call order.
-func followUps(results []ToolResult) []json.RawMessage {
-	var out []json.RawMessage
-	for _, r := range results {
-		for _, m := range r.Assembly.FollowUp {
-			out = append(out, mustJSON(m))
-		}
-	}
-	return out
-}
-
-type chatToolMessage struct {
-	Role       string          `json:"role"`
-	ToolCallID string          `json:"tool_call_id"`
-	Content    json.RawMessage `json:"content"`
-}
-
-type functionCallOutput struct {
-	Type   string          `json:"type"`
-	CallID string          `json:"call_id"`
-	Output json.RawMessage `json:"output"`
-}
-
-type roleContent[T any] struct {
-	Role    string `json:"role"`
-	Content []T    `json:"content"`
-}
-
-type toolResultBlock struct {
-	Type      string          `json:"type"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error,omitempty"`
-}
-
-type geminiContent struct {
-	Role  string       `json:"role"`
-	Parts []geminiPart `json:"parts"`
-}
-
-type geminiPart struct {
-	FunctionResponse map[string]json.RawMessage `json:"functionResponse"`
-}
-
-type bedrockBlock struct {
-	ToolResult bedrockToolResult `json:"toolResult"`
-}
-
-type bedrockToolResult struct {
-	ToolUseID string          `json:"toolUseId"`
-	Content   json.RawMessage `json:"content"`
-	Status    string          `json:"status"`
-}
-
-type langchainToolMessage struct {
-	Role       string          `json:"role"`
-	ToolCallID string          `json:"tool_call_id"`
-	Name       string          `json:"name,omitempty"`
-	Content    json.RawMessage `json:"content"`
+	return out, nil
 }
 
 // mustJSON encodes values that always encode: strings, and raw JSON that Turn checked.

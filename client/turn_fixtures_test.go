@@ -75,7 +75,7 @@ func turnCases(t *testing.T) []turnCase {
 	for _, v := range variants {
 		d := v.dialect
 		ok := func(id string, r contracts.ContentRouteResult) turnCall {
-			a := routing.Assemble(r, d, v.toolResultMedia)
+			a := routing.Assemble(r, d, "", routing.Formats{ToolResultMedia: v.toolResultMedia})
 			return turnCall{ID: id, Name: "get_artifact", Assembly: &a}
 		}
 		failed := func(id string) turnCall {

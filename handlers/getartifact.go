@@ -87,9 +87,9 @@ func (h *GetArtifact) Handle(ctx context.Context, req handling.Request) (any, er
 	in := art.input()
 	in.Capabilities, in.Locale, in.Dialect, in.Formats = caps, loc, dia, formatsFor(h.Formats, r.ServiceID, dia)
 	res := h.Extraction.apply(ctx, r, routing.Route(in), in.Content, loc)
-	usage := routing.EstimateUsage(res, dia)
+	usage := routing.EstimateUsage(res, dia, in.Formats)
 	countSaved(ctx, h.Tokens, contracts.SubjectGetArtifact, dia, usage.TokensSaved)
-	return encodeResult(res, usage, routing.Assemble(res, dia, in.Formats.ToolResultMedia), med, h.decision(r))
+	return encodeResult(res, usage, routing.Assemble(res, dia, loc, in.Formats), med, h.decision(r))
 }
 
 // decision is what decided the model's inputs: the request's capabilities list, else the

@@ -187,7 +187,7 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req handling.Request) (any
 	if data == "" {
 		res.Usage = routing.TextUsage(text)
 	} else {
-		res.Usage = routing.ImageUsage(res.ImageProcessing.Sent.Width, res.ImageProcessing.Sent.Height, len(data), text, dia)
+		res.Usage = routing.ImageUsage(res.ImageProcessing.Sent.Width, res.ImageProcessing.Sent.Height, len(data), text, dia, formats)
 		if med != contracts.MediaAssembly {
 			res.Content = []contracts.HistoryImageBlock{{Type: "image", MimeType: mime, Base64: data}}
 		}
@@ -196,7 +196,7 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req handling.Request) (any
 		if data == "" {
 			res.Assembly = routing.AssembleText(text, dia)
 		} else {
-			res.Assembly = routing.AssembleImage(mime, data, text, dia, formats.ToolResultMedia)
+			res.Assembly = routing.AssembleImage(mime, data, text, dia, loc, formats)
 		}
 	}
 	countSaved(ctx, h.Tokens, contracts.SubjectGetHistoryImage, dia, res.Usage.TokensSaved)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/historyimage"
+	"github.com/agentworks/artifact-worker/messages"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
@@ -80,39 +80,16 @@ func artifactErrorText(code, ref, message string) string {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
-// toolErrorSentences are the short, model-readable sentences of the error codes, by locale. The
-// history-image codes are design document 002's (historyimage.Message); artifact_not_found is
-// design document 000's.
-var toolErrorSentences = map[string][2]string{ // code → {zh, en}
-	contracts.CodeArtifactNotFound:     {"工件不存在或已被删除", "The artifact does not exist or has been deleted"},
-	contracts.CodeInvalidArtifactID:    {"工件标识符无效", "The artifact identifier is invalid"},
-	contracts.CodePathTraversalBlocked: {"路径超出工作区范围，已被拦截", "The path leaves its workspace and was blocked"},
-	contracts.CodeInvalidPath:          {"工作区文件路径无效", "The workspace file path is invalid"},
-	contracts.CodePermissionDenied:     {"存储拒绝访问此工件", "Storage denied access to this artifact"},
-	contracts.CodeInvalidRequest:       {"工具调用参数无效", "The tool call's arguments are invalid"},
-	contracts.CodePayloadTooLarge:      {"请求过大，无法处理", "The request is too large to process"},
-	contracts.CodeUnavailable:          {"服务暂时不可用，请稍后重试", "The service is temporarily unavailable; try again later"},
-	contracts.CodeInternal:             {"工具执行时发生内部错误", "An internal error occurred while running the tool"},
-	contracts.CodeDuplicateRequest:     {"重复的请求，未再次执行", "Duplicate request; it was not run again"},
-	contracts.CodeExpired:              {"请求已超过截止时间，未执行", "The request passed its deadline and was not run"},
-}
-
-// toolErrorSentence is the sentence for e in locale: invalid_request names the field, an unknown
-// code is named.
+// toolErrorSentence is the sentence for e in locale, from the message catalogue (the history-image
+// codes' and artifact_not_found's are the design's, docs/design.md, "Errors"): invalid_request
+// names the field, a code without its own sentence is named.
 func toolErrorSentence(e *contracts.Error, loc string) string {
-	if s := historyimage.Message(e.Code, loc); s != "" {
-		return s
-	}
-	i := 0
-	if loc == contracts.LocaleEN {
-		i = 1
-	}
-	s, ok := toolErrorSentences[e.Code]
+	s, ok := messages.Lookup(loc, messages.ToolError(e.Code))
 	if !ok {
-		return [2]string{"工具调用失败（" + e.Code + "）", "The tool call failed (" + e.Code + ")"}[i]
+		return messages.Format(loc, messages.ToolFailed, e.Code)
 	}
 	if e.Code == contracts.CodeInvalidRequest && e.Field != "" {
-		return s[i] + [2]string{"：", ": "}[i] + e.Field
+		return s + messages.Text(loc, messages.FieldSeparator) + e.Field
 	}
-	return s[i]
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // ErrInvalidImageID is returned by NormalizeID, Cache.Get and Cache.Put for an image identifier that
@@ -32,29 +33,13 @@ func (e *InvalidContextError) Error() string { return "invalid context: " + e.Pr
 
 func invalid(problem string) error { return &InvalidContextError{Problem: problem} }
 
-// messages holds the seed's texts for the error codes this package owns.
-var messages = map[string]map[string]string{
-	contracts.CodeInvalidImageID: {
-		contracts.LocaleZH: "无效的图片标识符",
-		contracts.LocaleEN: "Invalid image identifier",
-	},
-	contracts.CodeImageNotFound: {
-		contracts.LocaleZH: "图片不存在或已过期",
-		contracts.LocaleEN: "The image does not exist or has expired",
-	},
-}
-
 // Message returns the human-readable text of a wire error code owned by this package
-// (contracts.CodeInvalidImageID, contracts.CodeImageNotFound) in locale: contracts.LocaleEN gives
-// English, anything else (including "" and unknown locales) gives Chinese, the seeds' default.
-// It returns "" for codes this package does not own.
+// (contracts.CodeInvalidImageID, contracts.CodeImageNotFound) in locale, from the message
+// catalogue: contracts.LocaleEN gives English, anything else (including "" and unknown locales)
+// gives Chinese, the default. It returns "" for codes this package does not own.
 func Message(code, locale string) string {
-	texts, ok := messages[code]
-	if !ok {
+	if code != contracts.CodeInvalidImageID && code != contracts.CodeImageNotFound {
 		return ""
 	}
-	if locale == contracts.LocaleEN {
-		return texts[contracts.LocaleEN]
-	}
-	return texts[contracts.LocaleZH]
+	return messages.Text(locale, messages.ToolError(code))
 }

@@ -120,6 +120,21 @@ type Provider struct {
 	ImageLimits *Limits    `json:"imageLimits,omitempty"`
 	// ToolResultMedia is the provider's default for its services (empty: "followUp").
 	ToolResultMedia string `json:"toolResultMedia,omitempty"`
+	// Tokens is the provider's image token rule (one of routing.TokenRules): usage counts its
+	// models' images with it in every dialect. Empty: the request dialect's rule.
+	Tokens string `json:"tokens,omitempty"`
+	// StrictToolOrdering marks a provider that rejects a user message right after a tool message
+	// (Mistral and other OpenAI-compatible backends): the openai-chat assembly puts an assistant
+	// message before its media follow-up (docs/design.md, "Ordering-strict providers").
+	StrictToolOrdering bool `json:"strictToolOrdering,omitempty"`
+}
+
+// checkTokens reports a tokens rule that is neither empty nor a known one.
+func checkTokens(v string) []string {
+	if v == "" || slices.Contains(routing.TokenRules, v) {
+		return nil
+	}
+	return []string{fmt.Sprintf("bad tokens %q (use one of %s)", v, strings.Join(routing.TokenRules, ", "))}
 }
 
 // checkToolResultMedia reports a toolResultMedia that is neither empty nor a known value.
@@ -338,12 +353,14 @@ func build(layers []layer) (*Registry, error) {
 	for _, l := range layers {
 		for _, name := range slices.Sorted(maps.Keys(l.f.Providers)) {
 			p := l.f.Providers[name]
-			for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia)) {
+			for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia), checkTokens(p.Tokens)) {
 				errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", l.name, name, ErrInvalid, problem))
 			}
 			k := lookupKey(name)
 			if _, done := r.providers[k]; !done {
-				r.providers[k] = provider{formats: over(routing.DefaultFormats(), &p.Formats, p.ImageLimits, p.ToolResultMedia), family: p.Family}
+				f := over(routing.DefaultFormats(), &p.Formats, p.ImageLimits, p.ToolResultMedia)
+				f.Tokens, f.StrictToolOrdering = p.Tokens, p.StrictToolOrdering
+				r.providers[k] = provider{formats: f, family: p.Family}
 			}
 		}
 	}

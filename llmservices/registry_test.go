@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/routing"
 )
@@ -298,5 +299,39 @@ func TestProviderErrorNamesFile(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, "llmservices: reg.json: provider \"openai\"") {
 		t.Errorf("err = %q, want it to name the file reg.json and the provider", msg)
+	}
+}
+
+// TestProviderRulesFollowTheModel: a model's provider decides its token rule and whether its
+// backend takes a user message right after a tool message, whatever the dialect asked in; an
+// unknown model takes its fallback provider's, and a provider without a rule leaves the dialect's.
+func TestProviderRulesFollowTheModel(t *testing.T) {
+	t.Parallel()
+	d := llmservices.Default()
+	for _, tt := range []struct {
+		id, fallback, tokens string
+		strict               bool
+	}{
+		{"claude-sonnet-4", "", contracts.UsageAnthropicPixels, false},
+		{"claude-sonnet-4", "openai", contracts.UsageAnthropicPixels, false},
+		{"gemini-2.5-flash", "openai", contracts.UsageGeminiTiles, false},
+		{"gpt-4o", "google", contracts.UsageOpenAITiles, false},
+		{"unknown-model", "anthropic", contracts.UsageAnthropicPixels, false},
+		{"unknown-model", "", "", false},
+		{"unknown-model", "mistral", "", true},
+	} {
+		f := d.Formats(tt.id, tt.fallback)
+		if f.Tokens != tt.tokens || f.StrictToolOrdering != tt.strict {
+			t.Errorf("Formats(%q, %q): tokens %q strict %v, want %q %v", tt.id, tt.fallback, f.Tokens, f.StrictToolOrdering, tt.tokens, tt.strict)
+		}
+	}
+	_, err := llmservices.Parse([]byte(`{"providers":{"x":{"formats":{},"tokens":"per-word"}},"services":[]}`), "t.json")
+	if !errors.Is(err, llmservices.ErrInvalid) || !strings.Contains(err.Error(), `bad tokens "per-word"`) {
+		t.Errorf("a bad tokens rule: %v", err)
+	}
+	r, err := llmservices.Parse([]byte(`{"providers":{"mistral":{"formats":{},"strictToolOrdering":true}},"services":[
+ {"id":"pixtral-large","provider":"mistral","capabilities":{"input":["text","vision"],"output":["text"]}}]}`), "t.json")
+	if err != nil || !r.Formats("pixtral-large", "openai").StrictToolOrdering {
+		t.Errorf("a service of a strict provider: %v", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentworks/artifact-worker/imaging"
-	"github.com/agentworks/artifact-worker/tooldefs"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // Host profiles: the largest tool result (its JSON, in bytes) each MCP host takes.
@@ -127,7 +127,7 @@ func (f fitter) refit(b *mcp.ImageContent, room int) (*mcp.ImageContent, string,
 	if err != nil || r.Data == nil || int64(len(r.Data)) > budget {
 		return nil, "", false
 	}
-	note := fmt.Sprintf(msg(f.locale, msgReduced), r.Original.Width, r.Original.Height, humanBytes(r.Original.Bytes),
+	note := fmt.Sprintf(messages.Text(f.locale, messages.HostReduced), r.Original.Width, r.Original.Height, humanBytes(r.Original.Bytes),
 		r.Sent.Width, r.Sent.Height, humanBytes(int64(len(r.Data))), humanBytes(int64(f.max)))
 	return &mcp.ImageContent{Data: r.Data, MIMEType: r.MIME()}, note, true
 }
@@ -140,9 +140,9 @@ func (f fitter) linkInstead(res *mcp.CallToolResult, i int, src source) int {
 	name := cmpOr(src.name, src.id)
 	switch {
 	case src.id == "":
-		line = fmt.Sprintf(msg(f.locale, msgNoLink), humanBytes(int64(f.max)))
+		line = fmt.Sprintf(messages.Text(f.locale, messages.HostNoLink), humanBytes(int64(f.max)))
 	default:
-		line = fmt.Sprintf(msg(f.locale, msgTooLarge), name, humanBytes(src.size), humanBytes(int64(f.max)), f.where(src))
+		line = fmt.Sprintf(messages.Text(f.locale, messages.HostTooLarge), name, humanBytes(src.size), humanBytes(int64(f.max)), f.where(src))
 	}
 	put := []mcp.Content{&mcp.TextContent{Text: line}}
 	if src.id != "" {
@@ -172,11 +172,11 @@ func (f fitter) uri(src source) string {
 func (f fitter) where(src source) string {
 	switch {
 	case f.contentURL == "":
-		return fmt.Sprintf(msg(f.locale, msgAskUser), f.uri(src))
+		return fmt.Sprintf(messages.Text(f.locale, messages.HostAskUser), f.uri(src))
 	case f.tokenAuth:
-		return fmt.Sprintf(msg(f.locale, msgGetToken), f.uri(src))
+		return fmt.Sprintf(messages.Text(f.locale, messages.HostGetToken), f.uri(src))
 	default:
-		return fmt.Sprintf(msg(f.locale, msgGet), f.uri(src))
+		return fmt.Sprintf(messages.Text(f.locale, messages.HostGet), f.uri(src))
 	}
 }
 
@@ -195,7 +195,7 @@ func (f fitter) cutText(res *mcp.CallToolResult, src source) *mcp.CallToolResult
 	// JSON escapes make the text longer than its bytes: the first cut takes that into account, the
 	// next ones (if the line added still overshoots) take off what is left over.
 	perByte := float64(jsonLen(full)) / float64(max(len(full), 1))
-	keep := len(full) - int(float64(size(res)-f.max+len(msg(f.locale, msgCut))+len(f.where(src))+64)/perByte)
+	keep := len(full) - int(float64(size(res)-f.max+len(messages.Text(f.locale, messages.HostCut))+len(f.where(src))+64)/perByte)
 	for first := true; keep > 0; first = false {
 		if !first {
 			keep -= size(res) - f.max + 64
@@ -204,7 +204,7 @@ func (f fitter) cutText(res *mcp.CallToolResult, src source) *mcp.CallToolResult
 		for keep > 0 && !utf8.RuneStart(full[keep]) {
 			keep--
 		}
-		cut := full[:keep] + "\n" + fmt.Sprintf(msg(f.locale, msgCut), keep, len(full), humanBytes(int64(f.max)))
+		cut := full[:keep] + "\n" + fmt.Sprintf(messages.Text(f.locale, messages.HostCut), keep, len(full), humanBytes(int64(f.max)))
 		if src.id != "" {
 			cut += " " + f.where(src)
 		}
@@ -271,43 +271,4 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// The lines a fitted result adds, per locale.
-const (
-	msgReduced  = iota // image fitted further: original w, h, bytes; sent w, h, bytes; the bound
-	msgTooLarge        // file replaced by a link: name, size, bound, where
-	msgNoLink          // media dropped without a link: bound
-	msgCut             // text cut: bytes kept, bytes in all, bound
-	msgGet             // where: URL
-	msgGetToken        // where: URL needing the worker's HTTP_TOKEN
-	msgAskUser         // where: artifact URI
-)
-
-var messages = map[string][]string{
-	tooldefs.LocaleEN: {
-		msgReduced:  "(Image reduced from %dx%d, %s to %dx%d, %s to fit this host's %s tool results.)",
-		msgTooLarge: "%s (%s) is too large for this host's tool results (at most %s), so it is not attached. %s",
-		msgNoLink:   "The image is too large for this host's tool results (at most %s) and cannot be reduced to fit.",
-		msgCut:      "[Cut: the first %d of %d bytes; this host's tool results take at most %s.]",
-		msgGet:      "The whole file: GET %s",
-		msgGetToken: "The whole file: GET %s with the header \"Authorization: Bearer\" and the worker's HTTP_TOKEN.",
-		msgAskUser:  "Ask the user to open %s.",
-	},
-	tooldefs.LocaleZH: {
-		msgReduced:  "（图片已从 %dx%d、%s 缩小为 %dx%d、%s，以符合当前宿主 %s 的工具结果上限。）",
-		msgTooLarge: "%s（%s）超出当前宿主的工具结果上限（%s），未附上。%s",
-		msgNoLink:   "图片超出当前宿主的工具结果上限（%s），且无法缩小到该上限以内。",
-		msgCut:      "[已截断：显示前 %d 字节，共 %d 字节；当前宿主的工具结果上限为 %s。]",
-		msgGet:      "完整文件：GET %s",
-		msgGetToken: "完整文件：GET %s，需带请求头 \"Authorization: Bearer\" 和工作器的 HTTP_TOKEN。",
-		msgAskUser:  "请让用户打开 %s。",
-	},
-}
-
-func msg(locale string, id int) string {
-	if m, ok := messages[locale]; ok {
-		return m[id]
-	}
-	return messages[tooldefs.LocaleZH][id]
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/messages"
 	"github.com/agentworks/artifact-worker/tooldefs"
 )
 
@@ -100,10 +101,7 @@ func withModelArguments(params map[string]any, locale string) map[string]any {
 	for k, v := range params["properties"].(map[string]any) {
 		props[k] = v
 	}
-	sid, caps := "模型在能力注册表中的 service_id（可选，默认用服务器设置）", "模型能读取的输入（可选，覆盖注册表）：text、vision、file、audio、video"
-	if locale == tooldefs.LocaleEN {
-		sid, caps = "The model's service_id in the capability registry (optional; default: the server's setting)", "What the model can read (optional; replaces the registry's entry): text, vision, file, audio, video"
-	}
+	sid, caps := messages.Text(locale, messages.ServiceIDDescription), messages.Text(locale, messages.CapabilitiesDescription)
 	props["service_id"] = map[string]any{"type": "string", "description": sid}
 	props["capabilities"] = map[string]any{"type": "array", "description": caps,
 		"items": map[string]any{"type": "string", "enum": contracts.Capabilities()}}
@@ -128,13 +126,13 @@ func requestID() string {
 }
 
 // decode reads the tool arguments into v; bad arguments are a tool error the model can correct.
-func decode(req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
+func decode(req *mcp.CallToolRequest, v any, locale string) *mcp.CallToolResult {
 	args := req.Params.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(args, v); err != nil {
-		return toolError("invalid arguments: " + err.Error())
+		return toolError(messages.Format(locale, messages.InvalidArguments, err.Error()))
 	}
 	return nil
 }
@@ -145,7 +143,7 @@ func (h *handlers) getArtifact(ctx context.Context, req *mcp.CallToolRequest) (*
 		ServiceID    string   `json:"service_id"`
 		Capabilities []string `json:"capabilities"`
 	}
-	if bad := decode(req, &args); bad != nil {
+	if bad := decode(req, &args, h.cfg.Locale); bad != nil {
 		return bad, nil
 	}
 	r := contracts.GetArtifactRequest{RequestID: requestID(), Ref: args.Ref, ServiceID: h.cfg.ServiceID,
@@ -207,7 +205,7 @@ func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest
 	var args struct {
 		ImageMD5 string `json:"image_md5"`
 	}
-	if bad := decode(req, &args); bad != nil {
+	if bad := decode(req, &args, h.cfg.Locale); bad != nil {
 		return bad, nil
 	}
 	var res contracts.GetHistoryImageResult
@@ -224,14 +222,14 @@ func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest
 	for _, b := range res.Content {
 		data, err := base64.StdEncoding.DecodeString(b.Base64)
 		if err != nil {
-			return toolError(fmt.Sprintf("history image %s: %v", args.ImageMD5, err)), nil
+			return toolError(messages.Format(h.cfg.Locale, messages.BadHistoryImage, args.ImageMD5, err)), nil
 		}
 		out.Content = append(out.Content, mediaBlock(b.Type, b.MimeType, data, uri))
 	}
 	if len(out.Content) == 0 { // described: the tool message is the text (openai-chat: a string)
 		var text string
 		if json.Unmarshal(res.Assembly.ToolContent, &text) != nil || text == "" {
-			return toolError(fmt.Sprintf("history image %s: the worker sent neither media nor text", args.ImageMD5)), nil
+			return toolError(messages.Format(h.cfg.Locale, messages.NoHistoryContent, args.ImageMD5)), nil
 		}
 		out.Content = []mcp.Content{&mcp.TextContent{Text: text}}
 	}
@@ -253,20 +251,17 @@ func mediaBlock(typ, mime string, data []byte, uri string) mcp.Content {
 	return &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: uri, MIMEType: mime, Blob: data}}
 }
 
-// noWorkspace is design document 004's answer when the agent has no workspace.
-var noWorkspace = map[string]string{tooldefs.LocaleZH: "当前智能体未分配工作空间", tooldefs.LocaleEN: "No workspace is assigned to the current agent"}
-
 func (h *handlers) writeFile(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		Path     string `json:"path"`
 		Content  string `json:"content"`
 		MimeType string `json:"mimeType"`
 	}
-	if bad := decode(req, &args); bad != nil {
+	if bad := decode(req, &args, h.cfg.Locale); bad != nil {
 		return bad, nil
 	}
 	if h.cfg.WorkspaceID == "" {
-		return toolError(noWorkspace[h.cfg.Locale]), nil
+		return toolError(messages.Text(h.cfg.Locale, messages.NoWorkspace)), nil
 	}
 	content := args.Content
 	r := contracts.FileWrittenRequest{RequestID: requestID(), WorkspaceID: h.cfg.WorkspaceID, Path: args.Path,

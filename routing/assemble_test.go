@@ -97,9 +97,17 @@ func TestAssemble(t *testing.T) {
 			`[{"type":"text","text":"工件内容 (x):\n此模型接口无法直接接收这种文件，内容未发送。"}]`, "",
 		},
 	}
+	// The cases routed in English are assembled in English: the locale is the request's, passed
+	// explicitly, never read from the content.
+	english := map[string]bool{"openai description": true, "openai wav": true, "openai cannot take zip": true,
+		"anthropic description": true, "anthropic cannot take audio": true, "image_url routing without its part": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := routing.Assemble(tt.res, tt.dialect, "")
+			loc := contracts.LocaleZH
+			if english[tt.name] {
+				loc = contracts.LocaleEN
+			}
+			a := routing.Assemble(tt.res, tt.dialect, loc, routing.Formats{})
 			wantDialect := contracts.DialectOpenAIChat
 			if strings.EqualFold(tt.dialect, "anthropic") {
 				wantDialect = contracts.DialectAnthropic
@@ -153,7 +161,7 @@ func TestAssembleImage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := routing.AssembleImage(tt.mime, data, tt.text, tt.dialect, tt.toolResultMedia)
+			a := routing.AssembleImage(tt.mime, data, tt.text, tt.dialect, "", routing.Formats{ToolResultMedia: tt.toolResultMedia})
 			assertJSONEqual(t, "toolContent", a.ToolContent, tt.tool)
 			if tt.followUp == "" {
 				if len(a.FollowUp) != 0 {
@@ -166,22 +174,22 @@ func TestAssembleImage(t *testing.T) {
 	}
 }
 
-func TestValidDialect(t *testing.T) {
+func TestParseDialectAccepts(t *testing.T) {
 	tests := map[string]bool{
 		"": true, "openai-chat": true, "anthropic": true, " Anthropic ": true, "gemini": true, "openai-responses": true,
 		"bedrock-converse": true, "LangChain": true, "openai": false, "bedrock": false, "claude": false,
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
-			if got := routing.ValidDialect(name); got != want {
-				t.Errorf("ValidDialect(%q) = %v, want %v", name, got, want)
+			if _, err := routing.ParseDialect(name); (err == nil) != want {
+				t.Errorf("ParseDialect(%q): %v, want accepted %v", name, err, want)
 			}
 		})
 	}
 }
 
 func TestAssembleKeepsHTMLUnescaped(t *testing.T) {
-	a := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: "<a> & b"}, "", "")
+	a := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: "<a> & b"}, "", "", routing.Formats{})
 	if string(a.ToolContent) != `"<a> & b"` {
 		t.Errorf("toolContent = %s", a.ToolContent)
 	}
@@ -220,7 +228,7 @@ func assertJSONEqual(t *testing.T, what string, got json.RawMessage, want string
 func TestAssembleText(t *testing.T) {
 	for _, d := range []string{contracts.DialectOpenAIChat, contracts.DialectAnthropic, contracts.DialectGemini, ""} {
 		got := routing.AssembleText(`{"error":"x"}`, d)
-		want := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: `{"error":"x"}`}, d, "")
+		want := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: `{"error":"x"}`}, d, "", routing.Formats{})
 		if !reflect.DeepEqual(got, want) || len(got.FollowUp) != 0 {
 			t.Errorf("%q: %+v, want %+v", d, got, want)
 		}
@@ -234,7 +242,7 @@ func TestAssembleText(t *testing.T) {
 }
 
 // TestAssembleGemini: Gemini 3 models take media inside the functionResponse; older ones only in a
-// user turn after it (PROVIDERS.md), so the registry's toolResultMedia decides. The default (empty,
+// user turn after it (docs/providers.md), so the registry's toolResultMedia decides. The default (empty,
 // or a value that is not "inline") is the follow-up, which every model takes.
 func TestAssembleGemini(t *testing.T) {
 	png, pdf, wav := testfiles.PNG(2, 2), testfiles.PDF(), testfiles.WAV()
@@ -275,7 +283,7 @@ func TestAssembleGemini(t *testing.T) {
 			if tt.res.Routing == contracts.RouteText && tt.res.ContentType != contracts.ContentText {
 				t.Fatalf("not routed as media: %q", tt.res.Content)
 			}
-			a := routing.Assemble(tt.res, "gemini", tt.where)
+			a := routing.Assemble(tt.res, "gemini", "en", routing.Formats{ToolResultMedia: tt.where})
 			if a.Dialect != contracts.DialectGemini {
 				t.Errorf("dialect = %q", a.Dialect)
 			}

@@ -43,7 +43,7 @@ func BenchmarkAssemble(b *testing.B) {
 		Capabilities: routing.NewCapabilities("vision")})
 	b.ReportAllocs()
 	for b.Loop() {
-		routing.Assemble(r, contracts.DialectOpenAIChat, "")
+		routing.Assemble(r, contracts.DialectOpenAIChat, "", routing.Formats{})
 	}
 }
 
@@ -64,7 +64,7 @@ func BenchmarkAssemblePDF(b *testing.B) {
 				b.SetBytes(int64(len(r.File.File.Data)))
 				b.ReportAllocs()
 				for b.Loop() {
-					routing.Assemble(r, d, "")
+					routing.Assemble(r, d, "", routing.Formats{})
 				}
 			})
 		}

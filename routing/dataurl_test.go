@@ -59,16 +59,16 @@ func TestFileDataURLBuiltOnce(t *testing.T) {
 	stale.File = &contracts.FilePart{Type: "file", File: f}
 	stale.File.File.DataURL = "data:application/pdf;base64,JVBERi0xLjQK" // not the URL of Data: ignored
 	for _, d := range contracts.Dialects {
-		want, _ := json.Marshal(routing.Assemble(read, d, ""))
+		want, _ := json.Marshal(routing.Assemble(read, d, "", routing.Formats{}))
 		for name, r := range map[string]contracts.ContentRouteResult{"routed": res, "stale DataURL": stale} {
-			if got, _ := json.Marshal(routing.Assemble(r, d, "")); !bytes.Equal(got, want) {
+			if got, _ := json.Marshal(routing.Assemble(r, d, "", routing.Formats{})); !bytes.Equal(got, want) {
 				t.Errorf("%s, %s: the assembly differs from the one without the URL", d, name)
 			}
 		}
 	}
 	for _, d := range []string{contracts.DialectOpenAIChat, contracts.DialectOpenAIResponses} {
-		shared := measureAlloc(10, func() { routing.Assemble(res, d, "") })
-		built := measureAlloc(10, func() { routing.Assemble(read, d, "") })
+		shared := measureAlloc(10, func() { routing.Assemble(res, d, "", routing.Formats{}) })
+		built := measureAlloc(10, func() { routing.Assemble(read, d, "", routing.Formats{}) })
 		t.Logf("%s: Assemble of a %d-byte data URL allocates %d bytes (URL built: %d)", d, len(f.DataURL), shared, built)
 		if built < shared+uint64(len(f.DataURL))*9/10 {
 			t.Errorf("%s: Assemble allocates %d bytes with Route's URL, %d building it: want one URL (%d bytes) fewer", d, shared, built, len(f.DataURL))

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // reason is why an artifact is described instead of sent.
@@ -18,16 +20,16 @@ const (
 // names are the filename and id as a description prints them: made printable, with design
 // document 000's fallbacks (未知文件 for a missing filename, which falls back to the id first, and
 // 未知 for a missing id).
-func names(m *messages, filename, id string) (string, string) {
+func names(loc string, filename, id string) (string, string) {
 	id = strings.TrimPrefix(id, "artifact:")
 	if strings.TrimSpace(filename) == "" {
 		filename = id
 	}
 	if strings.TrimSpace(filename) == "" {
-		filename = m.unknownFile
+		filename = messages.Text(loc, messages.UnknownFile)
 	}
 	if strings.TrimSpace(id) == "" {
-		id = m.unknownID
+		id = messages.Text(loc, messages.UnknownID)
 	}
 	return printable(filename), printable(id)
 }
@@ -42,12 +44,12 @@ func names(m *messages, filename, id string) (string, string) {
 //
 // The last line is 000's sentence when the model lacks the capability; a too-large artifact says so
 // instead (the sentence would be wrong there), and describeNotAccepted names the formats.
-func describe(m *messages, filename, id string, d Detection, size int64, why reason) string {
-	closing := m.notReadable
+func describe(loc string, filename, id string, d Detection, size int64, why reason) string {
+	closing := messages.Text(loc, messages.NotReadable)
 	if why == reasonTooLarge {
-		closing = m.tooLarge
+		closing = messages.Text(loc, messages.TooLarge)
 	}
-	return describeWith(m, filename, id, d, size, closing)
+	return describeWith(loc, filename, id, d, size, closing)
 }
 
 // describeNotAccepted describes an artifact whose format the model's API does not accept (or the
@@ -57,43 +59,43 @@ func describe(m *messages, filename, id string, d Detection, size int64, why rea
 //	Type: Word document
 //	Size: 1.2 KB
 //	The current model's API does not accept the DOCX format (it accepts: PDF). Convert the file …
-func describeNotAccepted(m *messages, filename, id string, d Detection, size int64, accepted []string) string {
-	return describeWith(m, filename, id, d, size, notAcceptedSentence(m, d.Format, accepted))
+func describeNotAccepted(loc string, filename, id string, d Detection, size int64, accepted []string) string {
+	return describeWith(loc, filename, id, d, size, notAcceptedSentence(loc, d.Format, accepted))
 }
 
 // notAcceptedSentence says the format is not accepted and names the accepted ones.
-func notAcceptedSentence(m *messages, format string, accepted []string) string {
+func notAcceptedSentence(loc string, format string, accepted []string) string {
 	format = strings.ToUpper(format)
 	if format == "" {
-		format = m.unknownFormat
+		format = messages.Text(loc, messages.UnknownFormat)
 	}
-	list := m.noFormats
+	list := messages.Text(loc, messages.NoFormats)
 	if len(accepted) > 0 {
 		list = strings.ToUpper(strings.Join(accepted, ", "))
 	}
-	return fmt.Sprintf(m.notAccepted, format, list)
+	return messages.Format(loc, messages.NotAccepted, format, list)
 }
 
-func describeWith(m *messages, filename, id string, d Detection, size int64, closing string) string {
-	filename, id = names(m, filename, id)
-	return m.cannotRead + " " + filename + " (artifact:" + id + ")\n" +
-		m.typeLabel + m.typeName(d) + "\n" +
-		m.sizeLabel + humanSize(size) + "\n" +
+func describeWith(loc string, filename, id string, d Detection, size int64, closing string) string {
+	filename, id = names(loc, filename, id)
+	return messages.Text(loc, messages.CannotRead) + " " + filename + " (artifact:" + id + ")\n" +
+		messages.Text(loc, messages.TypeLabel) + typeName(loc, d) + "\n" +
+		messages.Text(loc, messages.SizeLabel) + humanSize(size) + "\n" +
 		closing
 }
 
 // processingFailed is design document 000's description of content that exists but cannot be
 // processed: "[文件处理失败: report.pdf]\n错误: 无法读取文件内容\n请检查文件是否损坏".
-func processingFailed(m *messages, filename, id string) string {
-	filename, _ = names(m, filename, id)
-	return fmt.Sprintf(m.failed, filename)
+func processingFailed(loc string, filename, id string) string {
+	filename, _ = names(loc, filename, id)
+	return messages.Format(loc, messages.ProcessingFailed, filename)
 }
 
 // mediaLabel is the text that goes with routed media, design document 000's
 // "工件内容 ({filename}):".
-func mediaLabel(m *messages, filename, id string) string {
-	filename, _ = names(m, filename, id)
-	return fmt.Sprintf(m.mediaLabel, filename)
+func mediaLabel(loc string, filename, id string) string {
+	filename, _ = names(loc, filename, id)
+	return messages.Format(loc, messages.MediaLabel, filename)
 }
 
 // humanSize formats a byte count with binary multiples: "512 B", "1.2 MB".

@@ -1,7 +1,9 @@
 package routing_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,14 +40,14 @@ func TestHEICForGemini(t *testing.T) {
 			InlineData struct{ MimeType string } `json:"inlineData"`
 		} `json:"parts"`
 	}
-	if err := json.Unmarshal(routing.Assemble(res, "gemini", routing.ToolResultMediaInline).ToolContent, &fr); err != nil || len(fr.Parts) != 1 || fr.Parts[0].InlineData.MimeType != "image/heic" {
+	if err := json.Unmarshal(routing.Assemble(res, "gemini", "", routing.Formats{ToolResultMedia: routing.ToolResultMediaInline}).ToolContent, &fr); err != nil || len(fr.Parts) != 1 || fr.Parts[0].InlineData.MimeType != "image/heic" {
 		t.Errorf("gemini 3 assembly: %+v, %v", fr, err)
 	}
-	if a := routing.Assemble(res, "gemini", routing.ToolResultMediaFollowUp); len(a.FollowUp) != 1 || !strings.Contains(string(a.FollowUp[0].Parts), `"mimeType":"image/heic"`) {
+	if a := routing.Assemble(res, "gemini", "", routing.Formats{ToolResultMedia: routing.ToolResultMediaFollowUp}); len(a.FollowUp) != 1 || !strings.Contains(string(a.FollowUp[0].Parts), `"mimeType":"image/heic"`) {
 		t.Errorf("gemini 2 assembly: %s %+v", a.ToolContent, a.FollowUp)
 	}
 	// The same routed result cannot go to OpenAI: the text says it was not sent.
-	if a := routing.Assemble(res, "openai-chat", ""); len(a.FollowUp) != 0 || !strings.Contains(string(a.ToolContent), "内容未发送") {
+	if a := routing.Assemble(res, "openai-chat", "", routing.Formats{}); len(a.FollowUp) != 0 || !strings.Contains(string(a.ToolContent), "内容未发送") {
 		t.Errorf("openai-chat carried a HEIC: %s %v", a.ToolContent, a.FollowUp)
 	}
 	res = routing.Route(routing.Input{ID: "h", Filename: "a.heic", Content: heic, Capabilities: vision, Dialect: "openai-chat", Locale: "en"})
@@ -67,7 +69,7 @@ func TestAssembleEveryDialect(t *testing.T) {
 	}
 	for _, d := range contracts.Dialects {
 		for _, where := range []string{routing.ToolResultMediaInline, routing.ToolResultMediaFollowUp} {
-			a := routing.Assemble(png, d, where)
+			a := routing.Assemble(png, d, "", routing.Formats{ToolResultMedia: where})
 			all := string(a.ToolContent)
 			for _, m := range a.FollowUp {
 				all += string(m.Content) + string(m.Parts)
@@ -84,5 +86,37 @@ func TestAssembleEveryDialect(t *testing.T) {
 		if txt := routing.AssembleText("hi", d); !json.Valid(txt.ToolContent) || !strings.Contains(string(txt.ToolContent), `"hi"`) || strings.Contains(string(txt.ToolContent), "base64") {
 			t.Errorf("%s text-only: %s", d, txt.ToolContent)
 		}
+	}
+}
+
+// TestStrictToolOrdering: for a provider that rejects a user message right after a tool message,
+// the openai-chat follow-up starts with an assistant message in the request's locale; the other
+// dialects, and text results, are as for any provider.
+func TestStrictToolOrdering(t *testing.T) {
+	strict := routing.DefaultFormats()
+	strict.StrictToolOrdering = true
+	png := routing.Route(routing.Input{ID: "a1", Filename: "a.png", Content: testfiles.PNG(4, 4), Capabilities: routing.NewCapabilities("vision"), Locale: "en", Formats: strict})
+	a := routing.Assemble(png, contracts.DialectOpenAIChat, "en", strict)
+	if len(a.FollowUp) != 2 || a.FollowUp[0].Role != "assistant" || a.FollowUp[1].Role != "user" {
+		t.Fatalf("followUp %+v, want assistant then user", a.FollowUp)
+	}
+	if string(a.FollowUp[0].Content) != `"The tool results' content follows in the next message."` {
+		t.Errorf("bridge %s", a.FollowUp[0].Content)
+	}
+	plain := routing.Assemble(png, contracts.DialectOpenAIChat, "en", routing.DefaultFormats())
+	if !reflect.DeepEqual(a.FollowUp[1], plain.FollowUp[0]) || !bytes.Equal(a.ToolContent, plain.ToolContent) {
+		t.Error("the media message or the tool message differ from a lenient provider's")
+	}
+	if zh := routing.AssembleImage("image/png", "iVBORw0KGgo=", "[Picture:history_x]", contracts.DialectOpenAIChat, "zh", strict); len(zh.FollowUp) != 2 || string(zh.FollowUp[0].Content) != `"工具结果中的内容见下一条消息。"` {
+		t.Errorf("history image for a strict provider: %+v", zh.FollowUp)
+	}
+	for _, d := range contracts.Dialects[1:] {
+		if got, want := routing.Assemble(png, d, "en", strict), routing.Assemble(png, d, "en", routing.DefaultFormats()); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: strict ordering changed the assembly", d)
+		}
+	}
+	text := contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: "hi"}
+	if got := routing.Assemble(text, contracts.DialectOpenAIChat, "en", strict); len(got.FollowUp) != 0 {
+		t.Errorf("a text result got a follow-up: %+v", got.FollowUp)
 	}
 }

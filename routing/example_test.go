@@ -47,14 +47,14 @@ func ExampleAssemble() {
 	})
 
 	// OpenAI chat: the tool message is text; the image follows in a user message.
-	oa := routing.Assemble(r, contracts.DialectOpenAIChat, "")
+	oa := routing.Assemble(r, contracts.DialectOpenAIChat, "en", routing.Formats{})
 	fmt.Println(string(oa.ToolContent))
 	var parts []struct{ Type string }
 	_ = json.Unmarshal(oa.FollowUp[0].Content, &parts)
 	fmt.Println(oa.FollowUp[0].Role, parts)
 
 	// Anthropic: the image goes inside the tool_result content.
-	an := routing.Assemble(r, contracts.DialectAnthropic, "")
+	an := routing.Assemble(r, contracts.DialectAnthropic, "en", routing.Formats{})
 	var blocks []struct{ Type string }
 	_ = json.Unmarshal(an.ToolContent, &blocks)
 	fmt.Println(blocks, len(an.FollowUp))

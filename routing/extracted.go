@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/extract"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // Extractable reports whether res describes a document whose text extract can read instead:
@@ -14,56 +15,6 @@ import (
 func Extractable(res contracts.ContentRouteResult) bool {
 	return res.Routing == contracts.RouteText && !res.Metadata.TooLarge &&
 		res.ContentType == contracts.ContentBinary && extract.Supports(res.Metadata.MimeType)
-}
-
-// extractionMessages are the words around extracted text, in one locale.
-type extractionMessages struct {
-	marker, noTextMarker string
-	units                map[extract.Unit]string // marker of a part: %d number (and %s name for sheets)
-	unitNouns            map[extract.Unit]string // "pages", for the time-limit line
-	empty                string
-	truncated            string // %d remaining, %d shown, %d total
-	timedOut             string // %d read, %d total, %s unit noun
-	noText               string // %d pages
-}
-
-var extractionZH = extractionMessages{
-	marker:       "[已提取文本]",
-	noTextMarker: "[无法提取文本]",
-	units: map[extract.Unit]string{
-		extract.UnitPage: "--- 第 %d 页 ---", extract.UnitSheet: "--- 工作表 %d：%s ---",
-		extract.UnitSlide: "--- 第 %d 张幻灯片 ---", extract.UnitChapter: "--- 第 %d 章 ---",
-	},
-	unitNouns: map[extract.Unit]string{
-		extract.UnitNone: "份文档", extract.UnitPage: "页", extract.UnitSheet: "个工作表", extract.UnitSlide: "张幻灯片", extract.UnitChapter: "章",
-	},
-	empty:     "（文档中没有文字）",
-	truncated: "[内容已截断：还有 %d 个字符未显示（已显示 %d 个，共 %d 个）]",
-	timedOut:  "[提取超时：只读取了 %d / %d %s，其余内容未提取]",
-	noText:    "此 PDF 共 %d 页，没有文本层（可能是扫描件），无法提取文字。\n建议：请使用具备文件或视觉能力的智能体读取，或先进行文字识别（OCR）。",
-}
-
-var extractionEN = extractionMessages{
-	marker:       "[Extracted text]",
-	noTextMarker: "[No text layer]",
-	units: map[extract.Unit]string{
-		extract.UnitPage: "--- Page %d ---", extract.UnitSheet: "--- Sheet %d: %s ---",
-		extract.UnitSlide: "--- Slide %d ---", extract.UnitChapter: "--- Chapter %d ---",
-	},
-	unitNouns: map[extract.Unit]string{
-		extract.UnitNone: "documents", extract.UnitPage: "pages", extract.UnitSheet: "sheets", extract.UnitSlide: "slides", extract.UnitChapter: "chapters",
-	},
-	empty:     "(the document contains no text)",
-	truncated: "[Truncated: %d more characters not shown (%d shown of %d)]",
-	timedOut:  "[Time limit reached: read %d of %d %s; the rest was not extracted]",
-	noText:    "This PDF has %d page(s) and no text layer (probably a scan); no text could be extracted.\nSuggestion: use an agent with the file or vision capability, or run OCR first.",
-}
-
-func extractionLocale(locale string) *extractionMessages {
-	if localeMessages(locale) == &en {
-		return &extractionEN
-	}
-	return &extractionZH
 }
 
 // WithExtractedText replaces the description in res (see Extractable) with the text extract
@@ -79,8 +30,7 @@ func extractionLocale(locale string) *extractionMessages {
 // limit with a line saying how far it was read; a PDF without a text layer says so instead.
 // Routing stays text and contentType binary; metadata.extracted records what was read.
 func WithExtractedText(res contracts.ContentRouteResult, doc extract.Document, locale string) contracts.ContentRouteResult {
-	m := extractionLocale(locale)
-	filename, id := names(localeMessages(locale), res.Metadata.Filename, res.Metadata.ID)
+	filename, id := names(locale, res.Metadata.Filename, res.Metadata.ID)
 	label := filename + " (artifact:" + id + ")"
 	res.Routing, res.ImageURL, res.File = contracts.RouteText, nil, nil
 	res.Metadata.Extracted = &contracts.Extraction{
@@ -88,14 +38,14 @@ func WithExtractedText(res contracts.ContentRouteResult, doc extract.Document, l
 		Remaining: doc.Remaining, Truncated: doc.Truncated(), TimedOut: doc.TimedOut, NoText: doc.NoText,
 	}
 	if doc.NoText {
-		res.Content = m.noTextMarker + " " + label + "\n" + fmt.Sprintf(m.noText, doc.Total)
+		res.Content = messages.Text(locale, messages.NoTextMarker) + " " + label + "\n" + messages.Format(locale, messages.NoText, doc.Total)
 		return res
 	}
 	var b strings.Builder
 	b.Grow(doc.Chars*3 + 256)
-	b.WriteString(m.marker + " " + label + "\n")
+	b.WriteString(messages.Text(locale, messages.ExtractedMarker) + " " + label + "\n")
 	for _, p := range doc.Parts {
-		if f, ok := m.units[doc.Unit]; ok {
+		if f, ok := messages.Lookup(locale, messages.UnitHeader(unitName(doc.Unit))); ok {
 			if doc.Unit == extract.UnitSheet {
 				fmt.Fprintf(&b, f, p.Number, printable(p.Name))
 			} else {
@@ -107,14 +57,14 @@ func WithExtractedText(res contracts.ContentRouteResult, doc extract.Document, l
 		b.WriteByte('\n')
 	}
 	if len(doc.Parts) == 0 && !doc.TimedOut && !doc.Truncated() {
-		b.WriteString(m.empty + "\n")
+		b.WriteString(messages.Text(locale, messages.ExtractedEmpty) + "\n")
 	}
 	if doc.Truncated() {
-		fmt.Fprintf(&b, m.truncated, doc.Remaining, doc.Chars, doc.Chars+doc.Remaining)
+		fmt.Fprintf(&b, messages.Text(locale, messages.Truncated), doc.Remaining, doc.Chars, doc.Chars+doc.Remaining)
 		b.WriteByte('\n')
 	}
 	if doc.TimedOut {
-		fmt.Fprintf(&b, m.timedOut, doc.Read, doc.Total, m.unitNouns[doc.Unit])
+		fmt.Fprintf(&b, messages.Text(locale, messages.TimedOut), doc.Read, doc.Total, messages.Text(locale, messages.UnitNoun(unitName(doc.Unit))))
 		b.WriteByte('\n')
 	}
 	res.Content = strings.TrimSuffix(b.String(), "\n")
@@ -129,7 +79,7 @@ func WithExtractedText(res contracts.ContentRouteResult, doc extract.Document, l
 //	请检查文件是否损坏
 func ProcessingFailed(res contracts.ContentRouteResult, locale string) contracts.ContentRouteResult {
 	res.Routing, res.ImageURL, res.File = contracts.RouteText, nil, nil
-	res.Content = processingFailed(localeMessages(locale), res.Metadata.Filename, res.Metadata.ID)
+	res.Content = processingFailed(locale, res.Metadata.Filename, res.Metadata.ID)
 	return res
 }
 

@@ -21,6 +21,14 @@ type Formats struct {
 	// that depends on the model (gemini): ToolResultMediaInline or ToolResultMediaFollowUp; empty
 	// (or anything else) is ToolResultMediaFollowUp. Assemble takes it.
 	ToolResultMedia string
+	// Tokens is the image token rule of the model's provider (contracts.UsageOpenAITiles,
+	// UsageAnthropicPixels, UsageGeminiTiles): usage counts with it in every dialect. Empty (the
+	// provider is not known) falls back to the dialect's rule (dialects.Dialect.Tokens).
+	Tokens string
+	// StrictToolOrdering marks a provider that rejects a user message right after a tool message
+	// (Mistral and other OpenAI-compatible backends): Assemble puts an assistant message before an
+	// openai-chat follow-up (docs/design.md, "Ordering-strict providers").
+	StrictToolOrdering bool
 }
 
 // Where a model takes a tool result's media (Formats.ToolResultMedia, the registry's
@@ -64,7 +72,8 @@ func DefaultFormats() Formats {
 
 // IsZero reports whether no format list was given.
 func (f Formats) IsZero() bool {
-	return f.Image == nil && f.File == nil && f.Audio == nil && f.Video == nil && f.Limits == ImageLimits{} && f.ToolResultMedia == ""
+	return f.Image == nil && f.File == nil && f.Audio == nil && f.Video == nil && f.Limits == ImageLimits{} && f.ToolResultMedia == "" &&
+		f.Tokens == "" && !f.StrictToolOrdering
 }
 
 // orDefault is f, or DefaultFormats when f is the zero value.

@@ -43,7 +43,7 @@ func FuzzDetect(f *testing.F) {
 		}
 		for _, d := range contracts.Dialects {
 			for _, where := range []string{routing.ToolResultMediaInline, routing.ToolResultMediaFollowUp} {
-				if a := routing.Assemble(r, d, where); !json.Valid(a.ToolContent) {
+				if a := routing.Assemble(r, d, "", routing.Formats{ToolResultMedia: where}); !json.Valid(a.ToolContent) {
 					t.Fatalf("%s (%s) toolContent is not JSON: %s", d, where, a.ToolContent)
 				}
 			}

@@ -4,21 +4,22 @@ import (
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // NotReadableNote is the sentence, in the locale, that says the model cannot read what it asked
-// for (design document 000's closing sentence): given with a history image placeholder when the
+// for (the description's closing sentence, docs/design.md): given with a history image placeholder when the
 // model has no vision.
-func NotReadableNote(locale string) string { return localeMessages(locale).notReadable }
+func NotReadableNote(locale string) string { return messages.Text(locale, messages.NotReadable) }
 
 // NotAcceptedNote is the sentence, in the locale, that says the model's API takes no form of an
 // image of this MIME type, naming the image formats it does take (f, for the dialect).
 func NotAcceptedNote(locale, mime string, f Formats, dialect string) string {
 	accepted := f.orDefault().accepted(normalizeDialect(dialect), contracts.BinaryImage)
-	return notAcceptedSentence(localeMessages(locale), formatOf(normalizeMIME(mime)), accepted)
+	return notAcceptedSentence(locale, formatOf(normalizeMIME(mime)), accepted)
 }
 
-// DescribeHistoryMedia is design document 000's description of media that context.preprocess took
+// DescribeHistoryMedia is the description (docs/design.md, "Descriptions") of media that context.preprocess took
 // out of a context for a model that cannot read it, in the locale: the template's four lines, with
 // the placeholder that fetches the media back ("[Picture:history_{md5}]") where a description of an
 // artifact has "(artifact:{id})", so that a later model that can read it asks for it:
@@ -30,13 +31,12 @@ func NotAcceptedNote(locale, mime string, f Formats, dialect string) string {
 //
 // A missing filename is the placeholder's id.
 func DescribeHistoryMedia(locale, placeholder, filename, mime string, size int64) string {
-	m := localeMessages(locale)
 	d := Detect(DetectInput{Filename: filename, DeclaredMIME: mime, Size: size})
 	if strings.TrimSpace(filename) == "" {
 		filename = strings.TrimSuffix(placeholder[strings.IndexByte(placeholder, ':')+1:], "]")
 	}
-	return m.cannotRead + " " + printable(filename) + " (" + printable(placeholder) + ")\n" +
-		m.typeLabel + m.typeName(d) + "\n" +
-		m.sizeLabel + humanSize(size) + "\n" +
-		m.notReadable
+	return messages.Text(locale, messages.CannotRead) + " " + printable(filename) + " (" + printable(placeholder) + ")\n" +
+		messages.Text(locale, messages.TypeLabel) + typeName(locale, d) + "\n" +
+		messages.Text(locale, messages.SizeLabel) + humanSize(size) + "\n" +
+		messages.Text(locale, messages.NotReadable)
 }

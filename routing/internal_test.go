@@ -66,25 +66,6 @@ func TestLooksText(t *testing.T) {
 	}
 }
 
-func TestContentLocaleRecognisesEveryMarker(t *testing.T) {
-	d := Detection{Kind: "image", MIME: "image/png", Format: "png"}
-	for _, m := range []*messages{&en, &zh} {
-		for _, s := range []string{
-			describe(m, "a.png", "a1", d, 3, reasonNoCapability), describe(m, "a.png", "a1", d, 3, reasonTooLarge),
-			mediaLabel(m, "a.png", "a1"), processingFailed(m, "a.png", "a1"),
-		} {
-			if contentLocale(s) != m {
-				t.Errorf("%q not recognised as written in its own locale", s)
-			}
-		}
-	}
-	for _, s := range []string{"plain text", "", "工件内容 (a):"} {
-		if contentLocale(s) != &zh {
-			t.Errorf("%q not taken as Chinese", s)
-		}
-	}
-}
-
 func TestCapabilities(t *testing.T) {
 	c := NewCapabilities(" Vision ", "file", "", "file")
 	tests := map[string]bool{"vision": true, "VISION": true, "file": true, "text": true, "audio": false, "": false}
@@ -101,18 +82,5 @@ func TestCapabilities(t *testing.T) {
 	}
 	if c.Without("vision").Has("vision") || !c.Without("vision").Has("file") {
 		t.Error("Without")
-	}
-}
-
-// TestFriendlyTableIsTheDesignDocuments: design document 000's _getFriendlyTypeName has 23 entries;
-// the English table mirrors it key for key.
-func TestFriendlyTableIsTheDesignDocuments(t *testing.T) {
-	if len(zh.friendly) != 23 || len(en.friendly) != 23 {
-		t.Fatalf("tables have %d and %d entries, want 000's 23", len(zh.friendly), len(en.friendly))
-	}
-	for k := range zh.friendly {
-		if en.friendly[k] == "" {
-			t.Errorf("English table lacks %s", k)
-		}
 	}
 }

@@ -128,7 +128,7 @@ func TestPropertyBinaryNeverInText(t *testing.T) { // INV-1
 		}
 		for _, d := range contracts.Dialects {
 			for _, where := range []string{routing.ToolResultMediaInline, routing.ToolResultMediaFollowUp} {
-				a := routing.Assemble(r, d, where)
+				a := routing.Assemble(r, d, "", routing.Formats{ToolResultMedia: where})
 				for _, s := range textFields(t, a) {
 					if carriesText && strings.HasPrefix(s, r.Content) {
 						continue // the text itself, checked by INV-2
@@ -218,7 +218,7 @@ func TestPropertyTextNeverEncoded(t *testing.T) { // INV-2
 		}
 		if r.ContentType == contracts.ContentText {
 			var got string
-			if err := json.Unmarshal(routing.Assemble(r, contracts.DialectOpenAIChat, "").ToolContent, &got); err != nil || got != string(c.data) {
+			if err := json.Unmarshal(routing.Assemble(r, contracts.DialectOpenAIChat, "", routing.Formats{}).ToolContent, &got); err != nil || got != string(c.data) {
 				t.Fatalf("openai tool content %q (err %v) differs from the text", got, err)
 			}
 		}
@@ -240,7 +240,7 @@ func TestPropertyDeterministic(t *testing.T) { // INV-3
 		if !bytes.Equal(before, c.in.Content) {
 			t.Fatal("Route modified its input")
 		}
-		if a1, a2 := routing.Assemble(r1, c.dialect, ""), routing.Assemble(r2, c.dialect, ""); !reflect.DeepEqual(a1, a2) {
+		if a1, a2 := routing.Assemble(r1, c.dialect, "", routing.Formats{}), routing.Assemble(r2, c.dialect, "", routing.Formats{}); !reflect.DeepEqual(a1, a2) {
 			t.Fatalf("two assemblies differ:\n%+v\n%+v", a1, a2)
 		}
 	})
@@ -322,7 +322,7 @@ func TestPropertyDowngradeNeverThrows(t *testing.T) { // INV-5
 			}
 		}
 		for _, d := range append([]string{"", "x"}, contracts.Dialects...) {
-			if a := routing.Assemble(r, d, ""); !json.Valid(a.ToolContent) {
+			if a := routing.Assemble(r, d, "", routing.Formats{}); !json.Valid(a.ToolContent) {
 				t.Fatalf("invalid toolContent %s", a.ToolContent)
 			}
 		}

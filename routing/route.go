@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/imaging"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // Input is everything Route needs to know about one artifact and the model that will read it.
@@ -74,11 +75,11 @@ var acceptedImageFormats = map[string]bool{"png": true, "jpeg": true, "gif": tru
 // safe for concurrent use, never fails and never panics; an undetectable artifact is described
 // as a binary file (二进制文件).
 func Route(in Input) contracts.ContentRouteResult {
-	msgs := localeMessages(in.Locale)
+	loc := in.Locale
 	content, size := normalized(in)
 	filename := displayFilename(in)
 	if filename == "" {
-		filename = msgs.unknownFile
+		filename = messages.Text(loc, messages.UnknownFile)
 	}
 	det := detectArtifact(in, content, size)
 
@@ -107,22 +108,22 @@ func Route(in Input) contracts.ContentRouteResult {
 	formats := in.Formats.orDefault()
 	switch {
 	case in.TooLarge:
-		res.Content = describe(msgs, filename, in.ID, det, size, reasonTooLarge)
+		res.Content = describe(loc, filename, in.ID, det, size, reasonTooLarge)
 	case in.Unreadable, content == nil && size > 0:
-		res.Content = processingFailed(msgs, filename, in.ID)
+		res.Content = processingFailed(loc, filename, in.ID)
 	case det.IsText:
 		res.Content = string(content)
 	case !in.Capabilities.Has(need):
-		res.Content = describe(msgs, filename, in.ID, det, size, reasonNoCapability)
+		res.Content = describe(loc, filename, in.ID, det, size, reasonNoCapability)
 	case !intact(det.Format, content):
-		res.Content = processingFailed(msgs, filename, in.ID)
+		res.Content = processingFailed(loc, filename, in.ID)
 	case det.Kind == contracts.BinaryImage:
-		routeImage(&res, msgs, filename, in.ID, det, content, formats, in.Dialect)
+		routeImage(&res, loc, filename, in.ID, det, content, formats, in.Dialect)
 	case !formats.Accepts(in.Dialect, det.Kind, det.Format):
-		res.Content = describeNotAccepted(msgs, filename, in.ID, det, size, formats.accepted(in.Dialect, det.Kind))
+		res.Content = describeNotAccepted(loc, filename, in.ID, det, size, formats.accepted(in.Dialect, det.Kind))
 	default:
 		res.Routing = contracts.RouteFile
-		res.Content = mediaLabel(msgs, filename, in.ID)
+		res.Content = mediaLabel(loc, filename, in.ID)
 		url := dataURL(det.MIME, content) // built once: Data is its tail, Assemble reuses it
 		res.File = &contracts.FilePart{
 			Type: "file",
@@ -140,18 +141,18 @@ func Route(in Input) contracts.ContentRouteResult {
 // routeImage sends an image fitted to the model, or describes it when it cannot be. An image of a
 // format decoded here that does not decode when it must be (converted, downscaled) is damaged: it
 // gets the processing-failed description.
-func routeImage(res *contracts.ContentRouteResult, msgs *messages, filename, id string, det Detection, content []byte, f Formats, dialect string) {
+func routeImage(res *contracts.ContentRouteResult, loc string, filename, id string, det Detection, content []byte, f Formats, dialect string) {
 	size := int64(len(content))
 	prep, err := fitImage(content, det.Format, f, dialect)
 	switch {
 	case errors.Is(err, imaging.ErrTooLarge):
-		res.Content = describe(msgs, filename, id, det, size, reasonTooLarge)
+		res.Content = describe(loc, filename, id, det, size, reasonTooLarge)
 		return
 	case errors.Is(err, imaging.ErrDamaged):
-		res.Content = processingFailed(msgs, filename, id)
+		res.Content = processingFailed(loc, filename, id)
 		return
 	case err != nil:
-		res.Content = describeNotAccepted(msgs, filename, id, det, size, f.accepted(dialect, contracts.BinaryImage))
+		res.Content = describeNotAccepted(loc, filename, id, det, size, f.accepted(dialect, contracts.BinaryImage))
 		return
 	}
 	mime, data := det.MIME, content
@@ -159,7 +160,7 @@ func routeImage(res *contracts.ContentRouteResult, msgs *messages, filename, id 
 		mime, data = prep.MIME(), prep.Data
 	}
 	res.Routing = contracts.RouteImageURL
-	res.Content = mediaLabel(msgs, filename, id)
+	res.Content = mediaLabel(loc, filename, id)
 	res.ImageURL = &contracts.ImageURLPart{Type: "image_url", ImageURL: contracts.ImageURL{URL: dataURL(mime, data)}}
 	res.ImageProcessing = imageProcessing(prep)
 }

@@ -8,27 +8,30 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 )
 
-// base64TokensPerChar is what base64 costs placed in a text field (PROVIDERS.md, measured: a
+// base64TokensPerChar is what base64 costs placed in a text field (docs/providers.md, measured: a
 // 10 KB PNG is ~216 tokens as an image part and ~9,700 as text).
 const base64TokensPerChar = 0.71
 
-// audioTokensPerSecond is Gemini's rate for audio input (PROVIDERS.md).
+// audioTokensPerSecond is Gemini's rate for audio input (docs/providers.md, "Token cost").
 const audioTokensPerSecond = 32
 
-// EstimateUsage estimates the input tokens of a routed result as the dialect's provider counts
-// them (PROVIDERS.md, "Token cost"), and of the same media sent as base64 text instead:
+// EstimateUsage estimates the input tokens of a routed result as the model's provider counts
+// them (docs/providers.md, "Token cost"), and of the same media sent as base64 text instead:
 //
 //   - text: 4 ASCII characters or 1 other character per token, for both;
-//   - images, by the sent dimensions (ImageProcessing.Sent): OpenAI tiles for openai-chat,
-//     openai-responses and langchain; width x height / 750 (at most 1,600) for anthropic and
-//     bedrock-converse; Gemini's 768 px tiles for gemini;
+//   - images, by the sent dimensions (ImageProcessing.Sent), with the token rule of the model's
+//     provider (f.Tokens, from the registry), in every dialect; for a model whose provider is not
+//     known, the dialect's rule: OpenAI tiles for openai-chat, openai-responses and the langchain
+//     dialects; width x height / 750 (at most 1,600) for anthropic and bedrock-converse; Gemini's
+//     768 px tiles for gemini (TokenRule);
 //   - audio whose duration the header tells (WAV, FLAC, constant-bitrate MP3): 32 tokens a second;
 //   - anything else: no formula (basis unknown), and no saving is claimed.
 //
 // It reads lengths and at most a few KB of the media's header: no copy of the payload.
-func EstimateUsage(r contracts.ContentRouteResult, dialect string) contracts.Usage {
+func EstimateUsage(r contracts.ContentRouteResult, dialect string, f Formats) contracts.Usage {
 	text := textTokens(r.Content)
 	u := contracts.Usage{InputTokens: text, Base64TextTokens: text, Basis: contracts.UsageText}
 	var b64 string
@@ -39,7 +42,7 @@ func EstimateUsage(r contracts.ContentRouteResult, dialect string) contracts.Usa
 			return u
 		}
 		b64 = data
-		tokens, basis := imageTokens(r.ImageProcessing.Sent.Width, r.ImageProcessing.Sent.Height, dialect)
+		tokens, basis := imageTokens(r.ImageProcessing.Sent.Width, r.ImageProcessing.Sent.Height, TokenRule(dialect, f))
 		u.InputTokens, u.Basis = text+tokens, basis
 	case r.Routing == contracts.RouteFile && r.File != nil:
 		b64 = r.File.File.Data
@@ -59,9 +62,9 @@ func EstimateUsage(r contracts.ContentRouteResult, dialect string) contracts.Usa
 
 // ImageUsage is EstimateUsage for one image of the given sent dimensions and base64 length with a
 // text (get_history_image).
-func ImageUsage(width, height, base64Len int, text, dialect string) contracts.Usage {
+func ImageUsage(width, height, base64Len int, text, dialect string, f Formats) contracts.Usage {
 	t := textTokens(text)
-	tokens, basis := imageTokens(width, height, dialect)
+	tokens, basis := imageTokens(width, height, TokenRule(dialect, f))
 	u := contracts.Usage{
 		InputTokens:      t + tokens,
 		Base64TextTokens: t + int64(math.Ceil(float64(base64Len)*base64TokensPerChar)),
@@ -94,15 +97,28 @@ func textTokens(s string) int64 {
 	return int64((ascii+3)/4 + other)
 }
 
-// imageTokens is the provider formula for an image of w x h pixels as sent.
-func imageTokens(w, h int, dialect string) (int64, string) {
+// TokenRule is the image token rule usage applies: the model's provider's (f.Tokens) when the
+// registry knows it, else the dialect's (dialects.Dialect.Tokens).
+func TokenRule(dialect string, f Formats) string {
+	if f.Tokens != "" {
+		return f.Tokens
+	}
+	return dialects.Get(dialect).Tokens
+}
+
+// TokenRules lists the image token rules a provider may name (the registry's "tokens").
+var TokenRules = []string{contracts.UsageOpenAITiles, contracts.UsageAnthropicPixels, contracts.UsageGeminiTiles}
+
+// imageTokens is the provider formula (rule, one of TokenRules) for an image of w x h pixels as
+// sent; an unknown rule counts as OpenAI's.
+func imageTokens(w, h int, rule string) (int64, string) {
 	if w <= 0 || h <= 0 {
 		return 0, contracts.UsageUnknown
 	}
-	switch normalizeDialect(dialect) {
-	case contracts.DialectAnthropic, contracts.DialectBedrockConverse:
+	switch rule {
+	case contracts.UsageAnthropicPixels:
 		return min(int64(math.Ceil(float64(w)*float64(h)/750)), 1600), contracts.UsageAnthropicPixels
-	case contracts.DialectGemini:
+	case contracts.UsageGeminiTiles:
 		if w <= 384 && h <= 384 {
 			return 258, contracts.UsageGeminiTiles
 		}

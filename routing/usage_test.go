@@ -26,7 +26,7 @@ func TestImageUsageFormulas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := routing.ImageUsage(tt.w, tt.h, 10000, "", tt.dialect)
+			u := routing.ImageUsage(tt.w, tt.h, 10000, "", tt.dialect, routing.Formats{})
 			if u.InputTokens != tt.want || u.Basis != tt.wantBasis || u.Base64TextTokens != 7100 || u.TokensSaved != 7100-tt.want {
 				t.Errorf("usage %+v, want %d tokens by %s, 7100 as text", u, tt.want, tt.wantBasis)
 			}
@@ -60,7 +60,7 @@ func TestEstimateUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := routing.EstimateUsage(tt.res, tt.dialect)
+			u := routing.EstimateUsage(tt.res, tt.dialect, routing.Formats{})
 			text := routing.TextUsage(tt.res.Content).InputTokens
 			if u.Basis != tt.basis {
 				t.Fatalf("usage %+v, want basis %s", u, tt.basis)
@@ -74,6 +74,37 @@ func TestEstimateUsage(t *testing.T) {
 			}
 			if (u.TokensSaved > 0) != tt.saves || u.TokensSaved != wantSaved {
 				t.Errorf("usage %+v, saves=%v", u, tt.saves)
+			}
+		})
+	}
+}
+
+// TestUsageFollowsTheModelsProvider: once the registry names the model's provider (Formats.Tokens),
+// its rule counts the image in every dialect; without it, the dialect's rule does.
+func TestUsageFollowsTheModelsProvider(t *testing.T) {
+	claude, gemini := routing.DefaultFormats(), routing.DefaultFormats()
+	claude.Tokens, gemini.Tokens = contracts.UsageAnthropicPixels, contracts.UsageGeminiTiles
+	for _, tt := range []struct {
+		name, dialect string
+		f             routing.Formats
+		want          int64
+		basis         string
+	}{
+		{"claude in langchain", contracts.DialectLangChain, claude, 1000, contracts.UsageAnthropicPixels},
+		{"claude in openai-chat", contracts.DialectOpenAIChat, claude, 1000, contracts.UsageAnthropicPixels},
+		{"gemini in openai-chat", contracts.DialectOpenAIChat, gemini, 2 * 258, contracts.UsageGeminiTiles},
+		{"gemini in langchain", contracts.DialectLangChain, gemini, 2 * 258, contracts.UsageGeminiTiles},
+		{"unknown provider in anthropic", contracts.DialectAnthropic, routing.DefaultFormats(), 1000, contracts.UsageAnthropicPixels},
+		{"unknown provider in langchain", contracts.DialectLangChain, routing.DefaultFormats(), 85 + 170*4, contracts.UsageOpenAITiles},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			u := routing.ImageUsage(1000, 750, 10000, "", tt.dialect, tt.f)
+			if u.InputTokens != tt.want || u.Basis != tt.basis {
+				t.Errorf("usage %+v, want %d by %s", u, tt.want, tt.basis)
+			}
+			res := routing.Route(routing.Input{ID: "a", Filename: "a.png", Content: testfiles.PNG(1000, 750), Capabilities: routing.NewCapabilities("vision"), Dialect: tt.dialect, Formats: tt.f})
+			if e := routing.EstimateUsage(res, tt.dialect, tt.f); e.Basis != tt.basis {
+				t.Errorf("EstimateUsage basis %s, want %s", e.Basis, tt.basis)
 			}
 		})
 	}

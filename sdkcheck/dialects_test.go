@@ -106,7 +106,7 @@ func TestDialectsDecodeIntoSDKTypes(t *testing.T) {
 			for _, f := range fixtures() {
 				t.Run(f.name, func(t *testing.T) {
 					res := route(f, d)
-					turn, err := client.Turn([]client.ToolResult{{CallID: "call_1", Name: "get_artifact", Assembly: routing.Assemble(res, d, v.toolResultMedia)}})
+					turn, err := client.Turn([]client.ToolResult{{CallID: "call_1", Name: "get_artifact", Assembly: routing.Assemble(res, d, "", routing.Formats{ToolResultMedia: v.toolResultMedia})}})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -175,7 +175,7 @@ func TestParallelCalls(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d calls", v, len(names)), func(t *testing.T) {
 				var results []client.ToolResult
 				for i, n := range names {
-					results = append(results, client.ToolResult{CallID: fmt.Sprintf("call_%d", i+1), Name: "get_artifact", Assembly: routing.Assemble(route(byName[n], d), d, v.toolResultMedia)})
+					results = append(results, client.ToolResult{CallID: fmt.Sprintf("call_%d", i+1), Name: "get_artifact", Assembly: routing.Assemble(route(byName[n], d), d, "", routing.Formats{ToolResultMedia: v.toolResultMedia})})
 				}
 				turn, err := client.Turn(results)
 				if err != nil {
@@ -244,7 +244,7 @@ func TestHistoryImages(t *testing.T) {
 	for _, v := range variants {
 		d := v.dialect
 		t.Run(v.String(), func(t *testing.T) {
-			turn, err := client.Turn([]client.ToolResult{{CallID: "c1", Name: "get_history_image", Assembly: routing.AssembleImage("image/jpeg", data, "[Picture:history_x]", d, v.toolResultMedia)}})
+			turn, err := client.Turn([]client.ToolResult{{CallID: "c1", Name: "get_history_image", Assembly: routing.AssembleImage("image/jpeg", data, "[Picture:history_x]", d, "", routing.Formats{ToolResultMedia: v.toolResultMedia})}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -83,12 +83,12 @@ func modelCall(dialect string, i int) []string {
 // Assembly is the worker's assembly of media m in the dialect.
 func Assembly(dialect, toolResultMedia string, m Media, label string) contracts.Assembly {
 	if strings.HasPrefix(m.MIME, "image/") {
-		return routing.AssembleImage(m.MIME, m.Base64, label, dialect, toolResultMedia)
+		return routing.AssembleImage(m.MIME, m.Base64, label, dialect, contracts.LocaleZH, routing.Formats{ToolResultMedia: toolResultMedia})
 	}
 	url := "data:" + m.MIME + ";base64," + m.Base64
 	res := contracts.ContentRouteResult{ContentType: "binary", Routing: contracts.RouteFile, Content: label,
 		File: &contracts.FilePart{Type: "file", File: contracts.FileData{Filename: m.Filename, MimeType: m.MIME, Data: m.Base64, DataURL: url}}}
-	return routing.Assemble(res, dialect, toolResultMedia)
+	return routing.Assemble(res, dialect, contracts.LocaleZH, routing.Formats{ToolResultMedia: toolResultMedia})
 }
 
 // toolResult is the tool's answer to call i and the follow-up messages of its assembly.

@@ -3,6 +3,7 @@
 import { connect, createInbox, headers, TimeoutError } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
 import { Objm } from "@nats-io/obj";
+import { DIALECT_TABLE } from "./dialects.js";
 
 /** Wire contract version this client speaks. */
 export const CONTRACT_VERSION = "1";
@@ -370,8 +371,8 @@ function isNoResponders(err) {
   return err?.name === "JetStreamNotEnabled" || err?.name === "NoRespondersError" || err?.cause?.name === "NoRespondersError" || (typeof err?.isNoResponders === "function" && err.isNoResponders());
 }
 
-/** The dialects assembleTurn answers a turn in (contracts/README.md, "Dialects"). */
-const DIALECTS = ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock-converse", "langchain"];
+/** The dialects assembleTurn answers a turn in (contracts/README.md, "Dialects"), from the Go table. */
+const DIALECTS = Object.keys(DIALECT_TABLE);
 
 /**
  * Builds the messages (for openai-responses, the input items) that answer one assistant turn with
@@ -409,6 +410,7 @@ export function assembleTurn(calls, opts = {}) {
   if (!DIALECTS.includes(dialect)) {
     throw new Error(`assembleTurn: dialect ${JSON.stringify(dialect)} is not supported (${DIALECTS.join(", ")})`);
   }
+  const turn = turnShape(dialect);
   const answers = calls.map((c, i) => {
     if (!c.id) throw new Error(`assembleTurn: call ${i} has no id`);
     let a;
@@ -423,37 +425,44 @@ export function assembleTurn(calls, opts = {}) {
       throw new Error(`assembleTurn: call ${c.id} has neither result nor error`);
     }
     if (a.toolContent === undefined) throw new Error(`assembleTurn: call ${c.id}: toolContent is missing`);
-    if (dialect === "gemini") {
-      if (!c.name) throw new Error(`assembleTurn: call ${c.id} has no name (gemini's functionResponse needs it)`);
-      if (a.toolContent === null || typeof a.toolContent !== "object" || Array.isArray(a.toolContent)) {
-        throw new Error(`assembleTurn: call ${c.id}: gemini toolContent is not an object`);
-      }
+    if (turn.needsName && !c.name) {
+      throw new Error(`assembleTurn: call ${c.id} has no name (${dialect}'s ${turn.answerName} needs it)`);
+    }
+    if (turn.contentObject && (a.toolContent === null || typeof a.toolContent !== "object" || Array.isArray(a.toolContent))) {
+      throw new Error(`assembleTurn: call ${c.id}: ${dialect} toolContent is not an object`);
     }
     return { id: c.id, name: c.name, content: a.toolContent, followUp: a.followUp ?? [], failed: !c.result };
   });
-  switch (dialect) {
-    case "openai-chat":
-      return [
-        ...answers.map((r) => ({ role: "tool", tool_call_id: r.id, content: r.content })),
-        ...answers.flatMap((r) => r.followUp),
-      ];
-    case "openai-responses":
-      return answers.map((r) => ({ type: "function_call_output", call_id: r.id, output: r.content }));
-    case "anthropic":
-      return [{
-        role: "user",
-        content: answers.map((r) => ({ type: "tool_result", tool_use_id: r.id, content: r.content, ...(r.failed ? { is_error: true } : {}) })),
-      }];
-    case "gemini":
-      return [
-        { role: "user", parts: answers.map((r) => ({ functionResponse: { ...r.content, id: r.id, name: r.name } })) },
-        ...answers.flatMap((r) => r.followUp),
-      ];
-    case "bedrock-converse":
-      return [{ role: "user", content: answers.map((r) => ({ toolResult: { toolUseId: r.id, content: r.content, status: r.failed ? "error" : "success" } })) }];
-    default: // langchain
-      return answers.map((r) => ({ role: "tool", tool_call_id: r.id, ...(r.name ? { name: r.name } : {}), content: r.content }));
+  const out = answers.map((r) => render(turn.answer, r));
+  const grouped = turn.group ? [{ role: "user", [turn.group]: out }] : out;
+  return [...grouped, ...answers.flatMap((r) => r.followUp)];
+}
+
+// turnShape is a dialect's turn template from the table, with what it asks of a call.
+function turnShape(dialect) {
+  const t = DIALECT_TABLE[dialect].turn;
+  const json = JSON.stringify(t.answer);
+  return { ...t, needsName: json.includes('"$name"'), contentObject: json.includes('"...":"$content"'), answerName: Object.keys(t.answer)[0] };
+}
+
+// render fills an answer template (dialects.Turn in Go) for one call: "$id", "$name", "$name?"
+// (left out without a name), "$content", "$failed" (true, or left out), "$status", and "..."
+// (the content's members spread in).
+function render(tmpl, r) {
+  const out = {};
+  for (const [k, v] of Object.entries(tmpl)) {
+    if (v !== null && typeof v === "object") { out[k] = render(v, r); continue; }
+    switch (v) {
+      case "$id": out[k] = r.id; break;
+      case "$name": out[k] = r.name; break;
+      case "$name?": if (r.name) out[k] = r.name; break;
+      case "$content": if (k === "...") Object.assign(out, r.content); else out[k] = r.content; break;
+      case "$failed": if (r.failed) out[k] = true; break;
+      case "$status": out[k] = r.failed ? "error" : "success"; break;
+      default: out[k] = v;
+    }
   }
+  return out;
 }
 
 // workerAssembly is the tool result the worker made for a failed call (error.assembly), if any.
@@ -468,17 +477,17 @@ function errorMessage(err) {
   return err.message ?? String(err);
 }
 
-// textAssembly is a text's tool content in a dialect, as the worker's routing.AssembleText builds it.
+// textAssembly is a text's tool content in a dialect, as the worker's routing.AssembleText builds
+// it: the dialect's text shape in the table.
 function textAssembly(text, dialect) {
-  switch (dialect) {
-    case "anthropic":
-    case "langchain":
+  switch (DIALECT_TABLE[dialect].text) {
+    case "blocks":
       return { dialect, toolContent: text ? [{ type: "text", text }] : [] };
-    case "gemini":
+    case "geminiResponse":
       return { dialect, toolContent: { response: { output: text } } };
-    case "bedrock-converse": // Converse requires a content block, and a text one not blank
+    case "bedrockBlocks": // Converse requires a content block, and a text one not blank
       return { dialect, toolContent: [{ text: text || "(empty)" }] };
-    default: // openai-chat, openai-responses
+    default: // "string"
       return { dialect, toolContent: text };
   }
 }
