@@ -298,7 +298,7 @@ func (h *GetHistoryImage) file(ctx context.Context, r contracts.GetHistoryImageR
 	res := routing.Route(routing.Input{ID: "history_" + md5, Filename: name, DeclaredMIME: img.MimeType, Content: raw,
 		Capabilities: caps, Locale: loc, Formats: formats, Dialect: dia})
 	var out contracts.GetHistoryImageResult
-	out.Usage = routing.EstimateUsage(res, dia)
+	out.Usage = routing.EstimateUsage(res, dia, formats)
 	if res.Routing == contracts.RouteFile && res.File != nil && med != contracts.MediaAssembly {
 		typ := "file"
 		if kind == contracts.BinaryAudio || kind == contracts.BinaryVideo {
@@ -307,7 +307,7 @@ func (h *GetHistoryImage) file(ctx context.Context, r contracts.GetHistoryImageR
 		out.Content = []contracts.HistoryImageBlock{{Type: typ, MimeType: res.File.File.MimeType, Base64: res.File.File.Data}}
 	}
 	if med != contracts.MediaResult {
-		out.Assembly = routing.Assemble(res, dia, formats.ToolResultMedia)
+		out.Assembly = routing.Assemble(res, dia, loc, formats)
 	}
 	countSaved(ctx, h.Tokens, contracts.SubjectGetHistoryImage, dia, out.Usage.TokensSaved)
 	return out, nil
