@@ -59,7 +59,7 @@ func TestCatalogueRoutesEveryModel(t *testing.T) {
 				if strings.Contains(res.Content, "base64") || len(res.Content) > 2000 {
 					t.Errorf("%s (%s) in %s: content looks like data: %.80q", a.name, e.ID, dialect, res.Content)
 				}
-				asm := routing.Assemble(res, dialect, formats.ToolResultMedia)
+				asm := routing.Assemble(res, dialect, contracts.LocaleZH, formats)
 				if _, err := json.Marshal(asm); err != nil {
 					t.Errorf("%s (%s) in %s: assembly: %v", a.name, e.ID, dialect, err)
 				}
