@@ -162,6 +162,20 @@ func TestResultsThatCannotFit(t *testing.T) {
 		}
 	})
 
+	t.Run("an image that cannot be reduced enough: a link", func(t *testing.T) {
+		png := testfiles.NoisyPNG(200, 200)
+		w.PutArtifact("mcp-noise", "image/png", "noise.png", png)
+		cs := session(t, w, mcpserver.Config{Capabilities: []string{"text", "vision"}, Locale: "en", MaxResultBytes: 900, ContentURL: contentURL})
+		res := call(t, cs, "get_artifact", map[string]any{"ref": "mcp-noise"})
+		link, ok := blockOf[*mcp.ResourceLink](res)
+		if n := resultBytes(t, res); res.IsError || n > 900 || !ok || link.URI != contentURL+"/artifacts/mcp-noise/content" || link.MIMEType != "image/png" {
+			t.Fatalf("%d bytes: %+v", n, res.Content)
+		}
+		if _, ok := blockOf[*mcp.ImageContent](res); ok || !strings.Contains(texts(res), "too large for this host") {
+			t.Errorf("image still attached, or the text %q does not say why", texts(res))
+		}
+	})
+
 	t.Run("text is cut and says so", func(t *testing.T) {
 		cs := session(t, w, mcpserver.Config{Locale: "en", MaxResultBytes: bound, ContentURL: contentURL})
 		res := call(t, cs, "get_artifact", map[string]any{"ref": "mcp-text"})
