@@ -31,6 +31,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/membudget"
 )
 
 // ErrExpired means a Claim-Check header names an object that is not (or no longer) in the bucket.
@@ -209,6 +210,10 @@ func (s *Store) Resolve(ctx context.Context, hdr nats.Header, data []byte) (body
 	}
 	if int64(info.Size) > s.maxBody {
 		return nil, fmt.Errorf("%w: %s is %d bytes, over the %d-byte limit", ErrTooLarge, name, info.Size, s.maxBody)
+	}
+	// A request in the pipeline is charged for the body before it is downloaded (internal/membudget).
+	if err := membudget.Reserve(ctx, membudget.BodyFactor*int64(info.Size)); err != nil {
+		return nil, fmt.Errorf("claim check: waiting for memory to fetch %s (%d bytes): %w", name, info.Size, err)
 	}
 	r, err := s.obj.Get(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {

@@ -54,6 +54,9 @@ const (
 	// the encoded result carrying both; measured by handlers.BenchmarkGetArtifactLargeImage), of which
 	// about 7x is live at its peak, rounded up to 8. Other subjects hold less.
 	copiesPerRequest = 8
+	// inlineRequest is what a request the memory budget does not charge holds at most: a body
+	// within NATS's max_payload (1 MiB) and a reply of about the same size.
+	inlineRequest = 2 << 20
 )
 
 // scaledObject mirrors the fields of keda.sh/v1alpha1 ScaledObject used here; decoding is strict, so
@@ -750,13 +753,21 @@ func TestPodSpecLinesUp(t *testing.T) {
 			}
 		}
 		memLimit := lim[corev1.ResourceMemory]
-		concurrency := intSetting(t, env, "CONCURRENCY", 4)
+		concurrency := intSetting(t, env, "CONCURRENCY", 16)
 		maxBytes := intSetting(t, env, "MAX_ARTIFACT_BYTES", 20<<20)
-		// Worst case: every subject's CONCURRENCY requests hold a largest artifact at once.
-		worst := int64(baselineMemory) + int64(concurrency)*int64(len(contracts.RequestSubjects))*copiesPerRequest*int64(maxBytes)
+		budget := intSetting(t, env, "MEMORY_BUDGET", 512<<20)
+		slots := int64(concurrency) * int64(len(contracts.RequestSubjects))
+		// Worst case: the memory budget full (it charges copiesPerRequest x each artifact read) and
+		// every slot holding an inline request (at most max_payload, 1 MiB) and its reply.
+		worst := int64(baselineMemory) + int64(budget) + slots*inlineRequest
+		what := fmt.Sprintf("100Mi + MEMORY_BUDGET %d + CONCURRENCY %d x %d subjects x 2 MiB", budget, concurrency, len(contracts.RequestSubjects))
+		if budget < 0 {
+			// No budget: every subject's CONCURRENCY requests may hold a largest artifact at once.
+			worst = int64(baselineMemory) + slots*copiesPerRequest*int64(maxBytes)
+			what = fmt.Sprintf("100Mi + CONCURRENCY %d x %d subjects x %d x MAX_ARTIFACT_BYTES %d", concurrency, len(contracts.RequestSubjects), copiesPerRequest, maxBytes)
+		}
 		if memLimit.Value() < worst {
-			t.Errorf("memory limit %s is below the worst case %s (100Mi + CONCURRENCY %d x %d subjects x %d x MAX_ARTIFACT_BYTES %d)",
-				memLimit.String(), resource.NewQuantity(worst, resource.BinarySI), concurrency, len(contracts.RequestSubjects), copiesPerRequest, maxBytes)
+			t.Errorf("memory limit %s is below the worst case %s (%s)", memLimit.String(), resource.NewQuantity(worst, resource.BinarySI), what)
 		}
 		if v, ok := env["GOMEMLIMIT"]; ok {
 			soft, err := parseGoMemLimit(v)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentworks/artifact-worker/internal/membudget"
 	"github.com/agentworks/artifact-worker/messaging"
 )
 
@@ -46,5 +47,49 @@ func TestConcurrencyHoldsWhenHandlersOutliveTheirDeadline(t *testing.T) {
 	}
 	if n := lateDeadlines.Load(); n != 0 {
 		t.Errorf("%d attempts had a deadline past HandlerTimeout", n)
+	}
+}
+
+// The memory budget, not the slot count, bounds large requests: with 8 slots, requests that each
+// reserve 60 of a 100-byte budget run one at a time, while requests reserving 10 run 8 at once.
+// Every request is answered, and everything reserved is given back.
+func TestMemoryBudgetBoundsLargeRequests(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		reserve int64
+		want    int64
+	}{{"large", 60, 1}, {"small", 10, 8}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const slots = 8
+			budget := membudget.New(100)
+			var running, peak atomic.Int64
+			r := newRigWith(t, messaging.Config{Concurrency: slots}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+				if err := membudget.Reserve(ctx, tc.reserve); err != nil {
+					return nil, err
+				}
+				n := running.Add(1)
+				defer running.Add(-1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				time.Sleep(300 * time.Millisecond)
+				return echo(ctx, req)
+			}}, &rig{budget: budget})
+			var subs []func()
+			for i := range slots {
+				sub := r.send(subj, fmt.Sprintf(`{"request_id":"%s-%d"}`, tc.name, i), nil)
+				subs = append(subs, func() {
+					if rep := r.reply(sub); !rep.OK {
+						t.Errorf("reply %d: %+v", i, rep.Error)
+					}
+				})
+			}
+			for _, wait := range subs {
+				wait()
+			}
+			if p := peak.Load(); p != tc.want {
+				t.Errorf("%d requests reserving %d of 100 bytes ran at once, want %d", p, tc.reserve, tc.want)
+			}
+			waitFor(t, func() bool { return budget.Used() == 0 })
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/membudget"
 )
 
 // Metric names (OTel; the Prometheus exporter turns dots into underscores and adds _total to
@@ -44,6 +45,13 @@ const (
 	// MetricClaimFull counts replies that could not be stored because the claim-check bucket was
 	// full (each is retried, then answered unavailable).
 	MetricClaimFull = "worker.claim_check.full"
+	// MetricMemoryBudget is the size of the memory budget (MEMORY_BUDGET).
+	MetricMemoryBudget = "worker.memory.budget"
+	// MetricMemoryReserved is the part of it the requests in flight hold now (it may exceed the
+	// budget by requests' second reservations).
+	MetricMemoryReserved = "worker.memory.reserved"
+	// MetricMemoryWaiting is the number of requests waiting for room in the budget.
+	MetricMemoryWaiting = "worker.memory.waiting"
 	// MetricExpired counts requests not executed because their deadline had passed, by subject.
 	MetricExpired = "worker.expired_requests"
 )
@@ -206,6 +214,32 @@ func observeBucket(m metric.Meter, claims *claimcheck.Store) error {
 		o.ObserveInt64(limit, max)
 		return nil
 	}, size, limit)
+	return err
+}
+
+// observeBudget reports the memory budget's size, what is reserved of it and who waits.
+func observeBudget(m metric.Meter, b *membudget.Budget) error {
+	if m == nil || b == nil {
+		return nil
+	}
+	size, err := m.Int64ObservableGauge(MetricMemoryBudget, metric.WithUnit("By"), metric.WithDescription("Size of the memory budget of the requests in flight."))
+	if err != nil {
+		return err
+	}
+	used, err := m.Int64ObservableGauge(MetricMemoryReserved, metric.WithUnit("By"), metric.WithDescription("Memory reserved by the requests in flight."))
+	if err != nil {
+		return err
+	}
+	waiting, err := m.Int64ObservableGauge(MetricMemoryWaiting, metric.WithDescription("Requests waiting for room in the memory budget."))
+	if err != nil {
+		return err
+	}
+	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		o.ObserveInt64(size, b.Size())
+		o.ObserveInt64(used, b.Used())
+		o.ObserveInt64(waiting, int64(b.Waiting()))
+		return nil
+	}, size, used, waiting)
 	return err
 }
 

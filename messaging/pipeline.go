@@ -23,6 +23,7 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handling"
+	"github.com/agentworks/artifact-worker/internal/membudget"
 )
 
 // Request is what a Handler receives (handling.Request; the alias keeps the pipeline's API in its
@@ -37,7 +38,8 @@ type Handler = handling.Handler
 // Config tunes the pipeline. The zero value is completed by setDefaults.
 type Config struct {
 	Topology Topology
-	// Concurrency is the number of requests per subject one replica works on at once (default 4).
+	// Concurrency is the number of requests per subject one replica works on at once (default 16);
+	// Deps.Budget bounds their memory.
 	Concurrency int
 	// HandlerTimeout bounds one attempt (default 20s). In-process retries stop once HandlerTimeout
 	// has elapsed, so the handler runs for at most about twice HandlerTimeout per delivery; with the
@@ -60,7 +62,7 @@ type Config struct {
 
 func (c *Config) setDefaults() {
 	c.Topology.setDefaults()
-	c.Concurrency = cmp.Or(c.Concurrency, 4)
+	c.Concurrency = cmp.Or(c.Concurrency, 16)
 	c.HandlerTimeout = cmp.Or(c.HandlerTimeout, DefaultHandlerTimeout)
 	c.Retries = cmp.Or(c.Retries, 2)
 	c.RetryInterval = cmp.Or(c.RetryInterval, 200*time.Millisecond)
@@ -108,9 +110,13 @@ type Deps struct {
 	Envelope EnvelopeDecoder
 	// CompleteError, optional, completes every error reply (see ErrorCompleter).
 	CompleteError ErrorCompleter
-	Logger        *slog.Logger
-	Tracer        trace.Tracer
-	Meter         metric.Meter
+	// Budget, optional, bounds the memory of the requests in flight by bytes: each attempt gets an
+	// account on it (membudget.Attach) that the object store and the claim check charge before they
+	// allocate, released once the attempt's reply was published.
+	Budget *membudget.Budget
+	Logger *slog.Logger
+	Tracer trace.Tracer
+	Meter  metric.Meter
 }
 
 // Pipeline consumes the request subjects and answers them. Create it with New, start it with Run,
@@ -161,6 +167,9 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 	p.metrics.zero(context.Background(), slices.Sorted(maps.Keys(handlers)))
 	p.metrics.full.Add(context.Background(), 0)
 	if err := observeBucket(deps.Meter, deps.Claims); err != nil {
+		return nil, err
+	}
+	if err := observeBudget(deps.Meter, deps.Budget); err != nil {
 		return nil, err
 	}
 	if p.deps.Tracer == nil {

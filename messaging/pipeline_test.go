@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/membudget"
 	"github.com/agentworks/artifact-worker/internal/natstest"
 	"github.com/agentworks/artifact-worker/messaging"
 )
@@ -48,6 +49,7 @@ type rig struct {
 	js       jetstream.JetStream
 	pipeline *messaging.Pipeline
 	complete messaging.ErrorCompleter
+	budget   *membudget.Budget
 }
 
 func newRig(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Handler) *rig {
@@ -56,11 +58,16 @@ func newRig(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Ha
 
 // newRigCompleting is newRig with an ErrorCompleter.
 func newRigCompleting(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Handler, complete messaging.ErrorCompleter) *rig {
+	return newRigWith(t, cfg, handlers, &rig{complete: complete})
+}
+
+// newRigWith is newRig with the ErrorCompleter and memory budget of with.
+func newRigWith(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Handler, with *rig) *rig {
 	t.Helper()
 	s := natstest.Start(t)
 	nc := natstest.Connect(t, s)
 	js, _ := jetstream.New(nc)
-	r := &rig{t: t, server: s, nc: nc, js: js, complete: complete}
+	r := &rig{t: t, server: s, nc: nc, js: js, complete: with.complete, budget: with.budget}
 	r.pipeline = r.startPipeline(cfg, handlers)
 	return r
 }
@@ -81,7 +88,7 @@ func (r *rig) startPipeline(cfg messaging.Config, handlers map[string]messaging.
 	}
 	p, err := messaging.New(cfg, messaging.Deps{
 		SubConn: natstest.Connect(t, r.server), PubConn: natstest.Connect(t, r.server), Claims: claims, MapError: mapError,
-		CompleteError: r.complete, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		CompleteError: r.complete, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Budget: r.budget,
 	}, handlers)
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,9 @@ import (
 // middleware to retry or dead-letter.
 func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc {
 	return func(m *message.Message) error {
-		ctx := m.Context()
+		// What this attempt reserves of the memory budget goes back once its reply is out.
+		ctx, release := p.deps.Budget.Attach(m.Context())
+		defer release()
 		st := stateOf(ctx)
 		replyTo := m.Metadata.Get(contracts.HeaderReplyTo)
 		if replyTo != "" && !ValidReplySubject(replyTo) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/agentworks/artifact-worker/internal/membudget"
 )
 
 // opener is what readAll needs of a store.
@@ -26,6 +28,11 @@ func readAll(ctx context.Context, s opener, key string, max int64) ([]byte, Info
 	defer rc.Close()
 	if info.Size > max {
 		return nil, info, tooLarge(key, info.Size, max)
+	}
+	// A request in the pipeline is charged for what reading and answering this artifact holds,
+	// before the bytes are allocated; it may wait here for room (internal/membudget).
+	if err := membudget.Reserve(ctx, membudget.ArtifactFactor*info.Size); err != nil {
+		return nil, info, &opError{op: "read", key: key, err: fmt.Errorf("waiting for memory to read %d bytes: %w", info.Size, err)}
 	}
 	buf := make([]byte, 0, info.Size+1)
 	data, err := readFullLimited(rc, buf, max)

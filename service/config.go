@@ -55,9 +55,12 @@ type Config struct {
 	StreamMaxAge    time.Duration // STREAM_MAX_AGE (default 24h)
 	// AckWait is how long a request stays with a replica that neither acks it nor reports it in
 	// progress (every ACK_WAIT/3 while it works): the time a dead replica's requests wait.
-	AckWait        time.Duration // ACK_WAIT (default 10s)
-	MaxDeliver     int           // MAX_DELIVER (default 5)
-	Concurrency    int           // CONCURRENCY: requests per subject per replica (default 4)
+	AckWait     time.Duration // ACK_WAIT (default 10s)
+	MaxDeliver  int           // MAX_DELIVER (default 5)
+	Concurrency int           // CONCURRENCY: requests per subject per replica (default 16)
+	// MemoryBudget bounds, in bytes, what the requests a replica works on hold (internal/membudget):
+	// a request that would take it over waits for room before it reads a large artifact or body.
+	MemoryBudget   int64         // MEMORY_BUDGET (default 512 MiB; -1: none)
 	DrainTimeout   time.Duration // DRAIN_TIMEOUT (default 30s)
 	HandlerTimeout time.Duration // HANDLER_TIMEOUT: one attempt at a request (default 20s; a delivery gets 3x that)
 	HistoryTTL     time.Duration // HISTORY_IMAGE_TTL (default 2h)
@@ -74,6 +77,10 @@ type Config struct {
 	OTelDisabled bool // OTEL_SDK_DISABLED
 }
 
+// DefaultMemoryBudget is MEMORY_BUDGET's default: 512 MiB, three 20 MB artifacts at once
+// (membudget.ArtifactFactor charges 8x an artifact's size) and up to CONCURRENCY small ones.
+const DefaultMemoryBudget = 512 << 20
+
 // SetDefaults fills unset fields.
 func (c *Config) SetDefaults() {
 	c.EmbeddedNATSAddr = cmp.Or(c.EmbeddedNATSAddr, "127.0.0.1:4222")
@@ -87,7 +94,8 @@ func (c *Config) SetDefaults() {
 	c.StreamMaxAge = cmp.Or(c.StreamMaxAge, 24*time.Hour)
 	c.AckWait = cmp.Or(c.AckWait, messaging.DefaultAckWait)
 	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
-	c.Concurrency = cmp.Or(c.Concurrency, 4)
+	c.Concurrency = cmp.Or(c.Concurrency, 16)
+	c.MemoryBudget = cmp.Or(c.MemoryBudget, DefaultMemoryBudget)
 	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
 	c.HistoryTTL = cmp.Or(c.HistoryTTL, 2*time.Hour)
 	c.HistoryKeepTurns = cmp.Or(c.HistoryKeepTurns, 1)
@@ -183,6 +191,9 @@ func (c Config) Validate() error {
 	}
 	if c.Concurrency < 1 || c.Concurrency > 256 {
 		bad("CONCURRENCY", "must be 1..256, got %d", c.Concurrency)
+	}
+	if c.MemoryBudget != -1 && c.MemoryBudget < 16<<20 {
+		bad("MEMORY_BUDGET", "must be at least 16777216 (16 MiB), or -1 for no budget, got %d", c.MemoryBudget)
 	}
 	if c.HandlerTimeout < 0 || (c.HandlerTimeout > 0 && c.HandlerTimeout < time.Second) {
 		bad("HANDLER_TIMEOUT", "must be at least 1s, got %s", c.HandlerTimeout)

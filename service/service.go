@@ -27,6 +27,7 @@ import (
 	"github.com/agentworks/artifact-worker/httpapi"
 	"github.com/agentworks/artifact-worker/internal/backoff"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
+	"github.com/agentworks/artifact-worker/internal/membudget"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
@@ -153,6 +154,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		Logger:        log,
 		Tracer:        s.telemetry.TracerProvider.Tracer("artifact-worker"),
 		Meter:         meter,
+		Budget:        memoryBudget(cfg.MemoryBudget),
 	}, c.Handlers)
 	if err != nil {
 		return nil, err
@@ -311,7 +313,7 @@ func (s *Service) Run(ctx context.Context) error {
 		if runErr = s.startFront(); runErr != nil {
 			break
 		}
-		s.log.Info("worker ready", "http", s.listener.Addr().String(), "concurrency", s.cfg.Concurrency)
+		s.log.Info("worker ready", "http", s.listener.Addr().String(), "concurrency", s.cfg.Concurrency, "memory_budget", s.cfg.MemoryBudget)
 		select {
 		case <-ctx.Done():
 		case runErr = <-errc:
@@ -521,3 +523,11 @@ func OpenStore(ctx context.Context, cfg Config) (Store, error) {
 
 // HTTPAddr is the address the HTTP listener is bound to (useful with HTTP_ADDR=127.0.0.1:0).
 func (s *Service) HTTPAddr() string { return s.listener.Addr().String() }
+
+// memoryBudget is the pipeline's budget for MEMORY_BUDGET (nil for -1: none).
+func memoryBudget(n int64) *membudget.Budget {
+	if n < 0 {
+		return nil
+	}
+	return membudget.New(n)
+}

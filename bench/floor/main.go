@@ -53,16 +53,17 @@ import (
 const bucket = "bench"
 
 var (
-	binDir       = flag.String("bin", "bin", "directory holding the worker and floor binaries")
-	natsServer   = flag.String("nats-server", ".tools/bin/nats-server", "nats-server binary")
-	rounds       = flag.Int("rounds", 6, "rounds per pipeline and case (they alternate)")
-	scale        = flag.Float64("scale", 1, "multiplies the requests per round")
-	only         = flag.String("only", "latency,memory,preprocess,replicas", "parts to run: latency, memory, preprocess, replicas, soak")
-	sizesFlag    = flag.String("sizes", "100KB,1MB", "image sizes of the latency part")
-	soakEmbedded = flag.Bool("soak-embedded", false, "soak a worker running its embedded nats-server (in its own process) instead of the shared one")
-	soakPprof    = flag.String("soak-pprof", "", "PPROF_ADDR of the -soak-embedded worker (built with WORKER_TAGS=pprof)")
-	soakFor      = flag.Duration("soak", 3*time.Minute, "how long the soak part sends claim-checked traffic")
-	workerEnv    = flag.String("worker-env", "", "extra worker settings, comma-separated KEY=VALUE (e.g. CONCURRENCY=16)")
+	binDir           = flag.String("bin", "bin", "directory holding the worker and floor binaries")
+	natsServer       = flag.String("nats-server", ".tools/bin/nats-server", "nats-server binary")
+	rounds           = flag.Int("rounds", 6, "rounds per pipeline and case (they alternate)")
+	scale            = flag.Float64("scale", 1, "multiplies the requests per round")
+	only             = flag.String("only", "latency,memory,preprocess,replicas", "parts to run: latency, memory, preprocess, replicas, soak")
+	sizesFlag        = flag.String("sizes", "100KB,1MB", "image sizes of the latency part")
+	soakEmbedded     = flag.Bool("soak-embedded", false, "soak a worker running its embedded nats-server (in its own process) instead of the shared one")
+	soakPprof        = flag.String("soak-pprof", "", "PPROF_ADDR of the -soak-embedded worker (built with WORKER_TAGS=pprof)")
+	soakFor          = flag.Duration("soak", 3*time.Minute, "how long the soak part sends claim-checked traffic")
+	workerEnv        = flag.String("worker-env", "", "extra worker settings, comma-separated KEY=VALUE (e.g. CONCURRENCY=16); none: the worker's defaults")
+	floorConcurrency = flag.Int("floor-concurrency", 16, "workers of the floor pipeline")
 )
 
 func main() {
@@ -115,7 +116,9 @@ func run(ctx context.Context) error {
 	if *workerEnv != "" {
 		env = append(env, strings.Split(*workerEnv, ",")...)
 	}
-	concurrency := 4
+	// The worker runs its defaults unless -worker-env says otherwise; the floor runs -floor-concurrency
+	// workers.
+	concurrency := 16
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "CONCURRENCY="); ok {
 			concurrency, _ = strconv.Atoi(v)
@@ -127,7 +130,7 @@ func run(ctx context.Context) error {
 	}
 	startFloor := func() (*proc, error) {
 		p, err := procs.start("floor", filepath.Join(*binDir, "floor"), nil, "-nats", natsURL, "-s3-endpoint", mio.Endpoint,
-			"-s3-access-key", mio.AccessKey, "-s3-secret-key", mio.SecretKey, "-s3-bucket", bucket, "-concurrency", strconv.Itoa(concurrency))
+			"-s3-access-key", mio.AccessKey, "-s3-secret-key", mio.SecretKey, "-s3-bucket", bucket, "-concurrency", strconv.Itoa(*floorConcurrency))
 		if err != nil {
 			return nil, err
 		}
@@ -142,8 +145,8 @@ func run(ctx context.Context) error {
 		return err
 	}
 	b := &bench{c: c, s3: s3, worker: w1, floor: floorProc, env: env, startFloor: startFloor}
-	fmt.Printf("bench-floor: worker (worker run, CONCURRENCY=%d) vs floor (bench/floor/cmd/floor, concurrency %d); one nats-server, one MinIO; %d alternating rounds per case; %s\n",
-		concurrency, concurrency, *rounds, time.Now().UTC().Format(time.RFC3339))
+	fmt.Printf("bench-floor: worker (worker run, CONCURRENCY=%d, settings %q) vs floor (bench/floor/cmd/floor, concurrency %d); one nats-server, one MinIO; %d alternating rounds per case; %s\n",
+		concurrency, *workerEnv, *floorConcurrency, *rounds, time.Now().UTC().Format(time.RFC3339))
 	parts := strings.Split(*only, ",")
 	if slices.Contains(parts, "latency") {
 		if err := b.latency(ctx); err != nil {
@@ -151,7 +154,7 @@ func run(ctx context.Context) error {
 		}
 	}
 	if slices.Contains(parts, "memory") {
-		if err := b.memory(ctx, concurrency); err != nil {
+		if err := b.memory(ctx, 16); err != nil {
 			return err
 		}
 	}
@@ -218,7 +221,7 @@ func startWorkerWith(ctx context.Context, env []string, bin string, args ...stri
 	return nil, fmt.Errorf("worker not ready after 60s:\n%s", p.tail())
 }
 
-// metric reads one unlabelled value from the worker's /metrics.
+// metric reads the value of the first series of name from the worker's /metrics.
 func (w *worker) metric(name string) (float64, error) {
 	resp, err := http.Get("http://" + w.http + "/metrics")
 	if err != nil {
@@ -228,9 +231,13 @@ func (w *worker) metric(name string) (float64, error) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		line := sc.Text()
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '{') {
+			continue
 		}
+		// The worker's series carry labels (otel_scope_name, ...): the value follows the last space.
+		return strconv.ParseFloat(strings.TrimSpace(rest[strings.LastIndexByte(rest, ' '):]), 64)
 	}
 	return 0, fmt.Errorf("metric %s not found", name)
 }
@@ -445,19 +452,21 @@ func resetPeak(pid int) error {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
 }
 
-func (b *bench) memory(ctx context.Context, concurrency int) error {
+func (b *bench) memory(ctx context.Context, inflight int) error {
 	img := testfiles.NoisyPNG(2200, 2200) // ~19 MB: under MAX_ARTIFACT_BYTES (20 MiB), so it is sent
 	id := "img-20MB"
 	if err := b.put(ctx, id, img); err != nil {
 		return err
 	}
-	inflight := concurrency
 	fmt.Println()
-	fmt.Printf("## %s PNG for a vision model, %d in flight (= CONCURRENCY), 3 rounds of %d\n", kb(len(img)), inflight, 2*inflight)
+	fmt.Printf("## %s PNG for a vision model, %d in flight, 3 rounds of %d\n", kb(len(img)), inflight, 2*inflight)
 	fmt.Println()
-	fmt.Println("| pipeline | reply | reply size | peak RSS growth / request in flight / artifact | allocated / request / artifact | p50 ms |")
-	fmt.Println("|---|---|---|---|---|---|")
-	measure := func(name string, pid int, subject string, body func(int) []byte, alloc func() (float64, error)) error {
+	fmt.Println("Held: the most requests the worker worked on at once (its memory budget charges each 8x the artifact; the others wait);")
+	fmt.Println("the floor holds all of them.")
+	fmt.Println()
+	fmt.Println("| pipeline | reply | reply size | held | peak RSS growth / request held / artifact | peak RSS growth / request in flight / artifact | allocated / request / artifact | p50 ms |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	measure := func(name string, pid int, subject string, body func(int) []byte, alloc func() (float64, error), w *worker) error {
 		// No warm-up: the growth above the RSS before the first large request is what a replica
 		// needs (heap, GC slack, buffers).
 		time.Sleep(2 * time.Second)
@@ -474,13 +483,39 @@ func (b *bench) memory(ctx context.Context, concurrency int) error {
 				return err
 			}
 		}
+		// The worker's peak charge, sampled while the rounds run: how many requests it held at once.
+		var peakCharge atomic.Int64
+		stopSampling := make(chan struct{})
+		sampled := make(chan struct{})
+		go func() {
+			defer close(sampled)
+			for {
+				if w != nil {
+					if v, err := w.metric("worker_memory_reserved_bytes"); err == nil && int64(v) > peakCharge.Load() {
+						peakCharge.Store(int64(v))
+					}
+				}
+				select {
+				case <-stopSampling:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		}()
 		var all sample
 		for range 3 {
 			s, err := b.round(ctx, subject, 2*inflight, inflight, body)
 			if err != nil {
+				close(stopSampling)
 				return err
 			}
 			all.add(s)
+		}
+		close(stopSampling)
+		<-sampled
+		held := inflight
+		if w != nil {
+			held = max(1, int(math.Round(float64(peakCharge.Load())/float64(8*len(img)))))
 		}
 		_, peak, err := rss(pid)
 		if err != nil {
@@ -493,12 +528,13 @@ func (b *bench) memory(ctx context.Context, concurrency int) error {
 			}
 			allocCol = fmt.Sprintf("%.1fx", (a1-a0)/float64(all.reqs)/float64(len(img)))
 		}
-		growth := float64(peak-before) / float64(inflight) / float64(len(img))
+		growth := float64(peak-before) / float64(len(img))
 		media := "one copy"
 		if strings.Contains(string(body(0)), `"media":"both"`) {
 			media = "both"
 		}
-		fmt.Printf("| %s | %s | %s | %.2fx (%d MB above %d MB) | %s | %s |\n", name, media, kb(all.bytes), growth, (peak-before)>>20, before>>20, allocCol, ms(all.pct(.5)))
+		fmt.Printf("| %s | %s | %s | %d | %.2fx | %.2fx (%d MB above %d MB) | %s | %s |\n", name, media, kb(all.bytes), held,
+			growth/float64(held), growth/float64(inflight), (peak-before)>>20, before>>20, allocCol, ms(all.pct(.5)))
 		return nil
 	}
 	// Each case in a fresh process, the only one consuming its subject: what an earlier case left in
@@ -509,7 +545,7 @@ func (b *bench) memory(ctx context.Context, concurrency int) error {
 		if err != nil {
 			return err
 		}
-		err = measure("worker", w.pid(), contracts.SubjectGetArtifact, getArtifactBody(id, media), func() (float64, error) { return w.metric("go_memstats_alloc_bytes_total") })
+		err = measure("worker", w.pid(), contracts.SubjectGetArtifact, getArtifactBody(id, media), func() (float64, error) { return w.metric("go_memstats_alloc_bytes_total") }, w)
 		w.stop()
 		if err != nil {
 			return err
@@ -523,7 +559,7 @@ func (b *bench) memory(ctx context.Context, concurrency int) error {
 	if b.floor, err = b.startFloor(); err != nil {
 		return err
 	}
-	return measure("floor", b.floor.pid(), "floor.get_artifact", getArtifactBody(id, ""), nil)
+	return measure("floor", b.floor.pid(), "floor.get_artifact", getArtifactBody(id, ""), nil, nil)
 }
 
 // ---------- preprocess ----------

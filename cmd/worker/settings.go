@@ -94,6 +94,7 @@ var settings = []setting{
 	{"ACK_WAIT", "JetStream AckWait of the consumers: how long a dead replica's requests wait (default 10s)", duration(func(c *service.Config) *time.Duration { return &c.AckWait })},
 	{"MAX_DELIVER", "deliveries before a failing request is dead-lettered", integer(func(c *service.Config) *int { return &c.MaxDeliver })},
 	{"CONCURRENCY", "requests per subject one replica handles at once", integer(func(c *service.Config) *int { return &c.Concurrency })},
+	{"MEMORY_BUDGET", "bytes the requests one replica works on may hold (8x each artifact read, 2x each claim-checked body); a request that would exceed it waits (-1: no budget)", byteSize(func(c *service.Config) *int64 { return &c.MemoryBudget })},
 	{"DRAIN_TIMEOUT", "how long SIGTERM waits for in-flight requests", duration(func(c *service.Config) *time.Duration { return &c.DrainTimeout })},
 	{"HANDLER_TIMEOUT", "one attempt at a request (default 20s; a delivery is worked on for at most 3x that)", duration(func(c *service.Config) *time.Duration { return &c.HandlerTimeout })},
 	{"HISTORY_IMAGE_TTL", "how long history images stay cached", duration(func(c *service.Config) *time.Duration { return &c.HistoryTTL })},
