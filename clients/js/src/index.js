@@ -1,7 +1,7 @@
 // JavaScript client of the artifact worker, wire contract v1 (see contracts/README.md in the
 // repository). Types: index.d.ts and contract.d.ts beside this file.
 import { connect, createInbox, headers, TimeoutError } from "@nats-io/transport-node";
-import { jetstream } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Objm } from "@nats-io/obj";
 import { DIALECT_TABLE } from "./dialects.js";
 
@@ -274,13 +274,32 @@ export class WorkerClient {
     }
   }
 
-  /** The real body of a reply: its data, or the claim-checked object its Claim-Check header names. */
+  /**
+   * The real body of a reply: its data, or the claim-checked object its Claim-Check header names,
+   * which is then deleted from the bucket: this client is its only reader, so it leaves now, not at
+   * the bucket's TTL (a failed delete leaves it to the TTL).
+   */
   async resolve(msg) {
     const name = msg.headers?.get("Claim-Check");
     if (!name) return msg.data;
-    const data = await (await this.claims()).getBlob(name);
+    const claims = await this.claims();
+    const data = await claims.getBlob(name);
     if (data === null) throw new Error(`claim-checked reply ${name} is no longer in ${CLAIM_CHECK_BUCKET} (expired)`);
+    await this.deleteClaim(claims, name).catch(() => {});
     return data;
+  }
+
+  // deleteClaim removes a claim's chunks and metadata from the bucket's stream, leaving nothing
+  // behind (the object store's delete keeps a marker until the TTL), as the worker does.
+  async deleteClaim(claims, name) {
+    const info = await claims.info(name);
+    if (!info) return;
+    this.jsmPromise ??= jetstreamManager(this.nc);
+    const jsm = await this.jsmPromise;
+    const stream = "OBJ_" + CLAIM_CHECK_BUCKET;
+    if (info.nuid) await jsm.streams.purge(stream, { filter: `$O.${CLAIM_CHECK_BUCKET}.C.${info.nuid}` });
+    const meta = btoa(String.fromCharCode(...enc.encode(name))).replaceAll("+", "-").replaceAll("/", "_");
+    await jsm.streams.purge(stream, { filter: `$O.${CLAIM_CHECK_BUCKET}.M.${meta}` });
   }
 }
 

@@ -24,7 +24,14 @@ test("a text file comes back byte for byte", async () => {
   assert.equal(res.assembly.dialect, "openai-chat");
 });
 
+// Bytes held by the claim-check bucket's stream.
+async function claimBytes() {
+  const jsm = await jetstreamManager(client.nc);
+  return (await jsm.streams.info("OBJ_WORKER_CLAIMS")).state.bytes;
+}
+
 test("a 3 MB image travels by claim check both ways", async () => {
+  const before = await claimBytes().catch(() => 0);
   // 700 x 1500 px: within what gpt-4o takes as it is (768 px short side, 2048 px long side), so it is sent unchanged.
   const png = noisyPNG(700, 1500);
   assert.ok(png.length > 3_000_000 && png.length > 2 * client.nc.info.max_payload, `fixture ${png.length} bytes`);
@@ -43,6 +50,11 @@ test("a 3 MB image travels by claim check both ways", async () => {
   const [tool, followUp] = assembleTurn([{ id: "call_1", result: asm }]);
   assert.equal(tool.role, "tool");
   assert.ok(JSON.stringify(followUp).includes(b64), "the image is not in the follow-up");
+  // Each claim leaves once read: the requests' by the worker, the replies' by this client.
+  const deadline = Date.now() + 10_000;
+  let held;
+  while ((held = await claimBytes()) - before > 64 * 1024 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(held - before <= 64 * 1024, `the claim-check bucket holds ${held - before} bytes more than before the 3 MB round trips`);
 });
 
 test("an error reply is a WorkerError with its stable code", async () => {
@@ -169,21 +181,21 @@ test("after a reconnect, a call waiting for its reply asks again under a new Nat
 test("errors say whether a retry is safe", async (t) => {
   const c = new WorkerClient(client.nc, { storeAttemptTimeout: 100 });
   const silent = standIn(t, ["silent"]);
-  await assert.rejects(c.call(silent.subject, { ref: "x" }, { timeout: 600 }), (err) => {
+  await assert.rejects(c.call(silent.subject, { ref: "x" }, { timeout: 1000 }), (err) => {
     assert.ok(err instanceof WorkerTimeoutError, String(err));
     assert.equal(err.stage, "store");
     assert.equal(err.retrySafe, true);
-    assert.ok(err.attempts >= 3 && err.attempts === silent.attempts.length, `${err.attempts} attempts, ${silent.attempts.length} seen`);
+    assert.ok(err.attempts >= 2 && err.attempts === silent.attempts.length, `${err.attempts} attempts, ${silent.attempts.length} seen`);
     assert.equal(err.cause?.name, "TimeoutError");
-    assert.match(err.message, /within 0\.6s \(\d+ attempts: last: .*\); it may not be stored.*Retrying with the same request_id is safe\./);
+    assert.match(err.message, /within 1s \(\d+ attempts: last: .*\); it may not be stored.*Retrying with the same request_id is safe\./);
     return true;
   });
   const busy = standIn(t, [{ error: unavailable }]);
-  await assert.rejects(c.call(busy.subject, { ref: "x" }, { timeout: 600 }), (err) => {
+  await assert.rejects(c.call(busy.subject, { ref: "x" }, { timeout: 1000 }), (err) => {
     assert.ok(err instanceof WorkerTimeoutError, String(err));
     assert.equal(err.stage, "store");
     assert.equal(err.cause?.name, "JetStreamApiError", "the last failure is the cause");
-    assert.ok(busy.attempts.length >= 3);
+    assert.ok(busy.attempts.length >= 2, `${busy.attempts.length} attempts`);
     return true;
   });
   // Any other JetStream API error is not passing: thrown at once, not a timeout.
