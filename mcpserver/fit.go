@@ -15,7 +15,8 @@ import (
 	"github.com/agentworks/artifact-worker/messages"
 )
 
-// Host profiles: the largest tool result (its JSON, in bytes) each MCP host takes.
+// Host profiles: the largest tool result (its JSON, in bytes) each MCP host takes (docs/providers.md,
+// "MCP hosts").
 const (
 	// HostClaudeDesktop refuses a tool result over 1 MB ("Tool result is too large. Maximum size
 	// is 1MB.").
