@@ -66,6 +66,23 @@ test("ai-sdk: a tool loop with the mock model hands the image and the PDF to the
   assertNoBase64InText(prompt, png);
 });
 
+test("ai-sdk: get_history_image hands the cached image to the model as a file part, a text-only model the placeholder", async () => {
+  const pre = await worker.preprocess({ messages: [["human", [{ type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }]], ["ai", "a chart"], ["human", "and?"]] });
+  const md5 = JSON.stringify(pre.messages).match(/history_[0-9a-f]{32}/)[0];
+  const output = async (serviceId) => {
+    const tools = artifactTools(worker, { serviceId, locale: "en" });
+    const result = await tools.get_history_image.execute({ image_md5: md5 }, { toolCallId: "c1", messages: [] });
+    return JSON.parse(JSON.stringify(await tools.get_history_image.toModelOutput({ toolCallId: "c1", input: { image_md5: md5 }, output: result })));
+  };
+  assert.deepEqual(await output("gpt-4o"), { type: "content", value: [
+    { type: "text", text: `[Picture:${md5}]` },
+    { type: "file", mediaType: "image/png", data: { type: "data", data: png } },
+  ] });
+  const text = await output("deepseek-chat");
+  assert.equal(text.type, "text");
+  assert.match(text.value, new RegExp(`^\\[Picture:${md5}\\]\\n`));
+});
+
 test("ai-sdk: a model without vision gets the description as a text output", async () => {
   const { prompt } = await toolLoop("deepseek-chat");
   const outputs = prompt.filter((m) => m.role === "tool").flatMap((m) => m.content.map((r) => r.output));
