@@ -68,7 +68,7 @@ function blockType(mimeType) {
 /**
  * For a chat model whose API takes no media in a tool message (OpenAI Chat Completions, ChatOpenAI
  * without the Responses API: LangChain would drop the media or send it where OpenAI refuses it):
- * messages with the media of each run of ToolMessages moved into one HumanMessage after the run
+ * messages with the media of each run of ToolMessages (either block shape) moved into one HumanMessage after the run
  * (OpenAI wants every tool message of a turn first). A ToolMessage keeps its text and `note`.
  * @param {import("@langchain/core/messages").BaseMessage[]} messages
  * @param {{note?: string}} [opts] note: default "The content follows in the next message."
@@ -89,7 +89,7 @@ export function mediaAsHumanMessage(messages, opts = {}) {
       out.push(m);
       continue;
     }
-    const blocks = Array.isArray(m.content) ? m.content : [];
+    const blocks = Array.isArray(m.content) ? toStandardBlocks(m.content) : []; // either block shape
     if (!blocks.some(isMedia)) {
       out.push(m);
       continue;

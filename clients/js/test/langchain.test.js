@@ -100,6 +100,16 @@ test("langchain: the worker's langchain dialect (Python's block shape) becomes b
   assert.deepEqual(new ToolMessage({ tool_call_id: "c2", content: toStandardBlocks(doc) }).contentBlocks.at(-1),
     { type: "file", data: pdf, mimeType: "application/pdf", metadata: { filename: "report.pdf" } });
   assert.equal(toStandardBlocks("text"), "text");
+  // mediaAsHumanMessage takes either shape: ChatOpenAI sends the Python-shaped image as image_url.
+  let body;
+  const fetch = async (_url, init) => {
+    body = JSON.parse(init.body);
+    return new Response(JSON.stringify({ error: { message: "kept, not sent" } }), { status: 400, headers: { "content-type": "application/json" } });
+  };
+  const model = new ChatOpenAI({ model: "gpt-4o", apiKey: "test", maxRetries: 0, configuration: { fetch } });
+  const ai = new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "get_artifact", args: { ref: pngRef }, type: "tool_call" }] });
+  await assert.rejects(model.invoke(mediaAsHumanMessage([new HumanMessage("look"), ai, new ToolMessage({ tool_call_id: "c1", content: img })])));
+  assert.deepEqual(body.messages.at(-1).content.at(-1), { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } });
 });
 
 test("langchain: the README example runs as written", async () => {
