@@ -165,7 +165,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         name = _env.random_id("PYTEST").upper().replace("-", "_")
         subject = "pytest." + name.lower()
         client = self.clients["jetstream"]
-        call = asyncio.ensure_future(client.call(subject, {"ref": "x"}, timeout=3))
+        call = asyncio.ensure_future(client.call(subject, {"ref": "x"}, timeout=6))
         await asyncio.sleep(1)
         await self.js.add_stream(name=name, subjects=[subject])
         try:
@@ -174,7 +174,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
             err = cm.exception
             self.assertEqual((err.stage, err.stored, err.stream_seq, err.retry_safe), ("reply", True, 1, False))
             self.assertGreater(err.attempts, 1)
-            self.assertIn(f"stored in {STREAM} (seq 1) but no reply within 3s", str(err))
+            self.assertIn(f"stored in {STREAM} (seq 1) but no reply within 6s", str(err))
             self.assertIsInstance(err, TimeoutError)
             msg = await self.js.get_msg(name, 1)
             self.assertEqual(msg.headers["Nats-Msg-Id"], err.request_id)
@@ -187,7 +187,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         start = time.monotonic()
         with self.assertRaises(WorkerTimeoutError) as cm:
             await self.clients["jetstream"].call(subject, {"ref": "x"}, timeout=1.5)
-        self.assertLess(time.monotonic() - start, 2.5, "the deadline was not kept")
+        self.assertLess(time.monotonic() - start, 1.5 + 2, "the deadline was not kept")
         err = cm.exception
         self.assertEqual((err.stage, err.stored, err.retry_safe), ("store", False, True))
         self.assertGreater(err.attempts, 2)
@@ -218,7 +218,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
 
         sub = await self.nc.subscribe(subject, cb=jetstream)
         try:
-            self.assertEqual(await self.clients["jetstream"].call(subject, {"request_id": "r-lost-ack"}, timeout=5), {"n": 1})
+            self.assertEqual(await self.clients["jetstream"].call(subject, {"request_id": "r-lost-ack"}, timeout=30), {"n": 1})
         finally:
             await sub.unsubscribe()
         self.assertEqual(len(seen), 2)
@@ -253,7 +253,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
                     sub = await self.nc.subscribe(listen, cb=stand_in)
                     connections = proxy.connections
                     try:
-                        res = await WorkerClient(nc, transport=transport).call(subject, {"request_id": "r-again"}, timeout=10)
+                        res = await WorkerClient(nc, transport=transport).call(subject, {"request_id": "r-again"}, timeout=30)
                     finally:
                         await sub.unsubscribe()
                     self.assertEqual(res, {"n": 2})
@@ -276,12 +276,12 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         sub = await self.nc.subscribe(subject, cb=worker)
         try:
             with self.assertRaises(ExpiredError) as cm:
-                await self.clients["jetstream"].call(subject, {"request_id": "r-late"}, timeout=5)
+                await self.clients["jetstream"].call(subject, {"request_id": "r-late"}, timeout=30)
         finally:
             await sub.unsubscribe()
         err = cm.exception
         self.assertIsInstance(err, WorkerError)
-        self.assertEqual((err.code, err.request_id, err.retryable, err.retry_safe), ("expired", "r-late", False, True))
+        self.assertEqual((err.code, err.request_id, err.retryable, err.retry_safe), ("expired", "r-late", False, False))
 
     async def test_a_refused_request_is_not_retried(self):
         subject = "pytest.refused." + _env.random_id("r")
@@ -294,7 +294,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         sub = await self.nc.subscribe(subject, cb=jetstream)
         try:
             with self.assertRaises(StoreError) as cm:
-                await self.clients["jetstream"].call(subject, {"ref": "x"}, timeout=5)
+                await self.clients["jetstream"].call(subject, {"ref": "x"}, timeout=30)
         finally:
             await sub.unsubscribe()
         self.assertEqual(len(calls), 1)

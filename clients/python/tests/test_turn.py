@@ -4,12 +4,15 @@ which fails when the file is not client.Turn's output of today."""
 
 import json
 import os
+import re
 import unittest
 
 import _env
-from artifact_worker_client import DIALECTS, TurnError, WorkerError, assemble_turn
+from artifact_worker_client import DIALECTS, TurnError, WorkerError, assemble_turn, dialects
 
 TURNS = os.path.join(_env.PACKAGE_DIR, "..", "js", "test", "testdata", "turns.json")
+#: The JavaScript client's copy of the Go dialect table, which a Go test (dialects/) keeps equal to it.
+JS_TABLE = os.path.join(_env.PACKAGE_DIR, "..", "js", "src", "dialects.js")
 
 
 def call(c):
@@ -76,6 +79,20 @@ class TurnTest(unittest.TestCase):
                                      [("tool", x["id"], x["name"]) for x in c["calls"]])
                 else:
                     self.fail(f"unknown dialect {d}")
+
+    def test_table_is_the_go_table(self):
+        if not os.path.exists(JS_TABLE):
+            self.skipTest(f"{JS_TABLE} is not there: the Go dialect table has no client copy yet")
+        with open(JS_TABLE, encoding="utf-8") as f:
+            rows = re.findall(r'^\s*"([a-z-]+)": (\{.*\}),?$', f.read(), re.M)
+        go = {name: json.loads(row) for name, row in rows}
+        self.assertEqual(list(go), list(dialects.TABLE))
+        for name, row in go.items():
+            with self.subTest(name):
+                mine = dialects.TABLE[name]
+                self.assertEqual(row["text"], mine["text"])
+                self.assertEqual(row["turn"]["answer"], mine["turn"]["answer"])
+                self.assertEqual(row["turn"].get("group"), mine["turn"].get("group"))
 
     def test_refused(self):
         g = {"assembly": {"dialect": "gemini", "toolContent": {"response": {"output": "x"}}}}

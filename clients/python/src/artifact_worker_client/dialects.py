@@ -1,54 +1,54 @@
 """The dialects a turn is answered in: one table, no code per dialect.
 
-Each row says how the answers to the calls of one assistant turn are put together, in the same
-terms as the worker's Go table (package dialects: Turn.Group, Turn.Answer):
+The table is the worker's Go table (package dialects) as the clients read it, the same data as the
+JavaScript client's ``dialects.js``; a test holds the two equal. Per dialect:
 
-- ``answer``: the JSON template of one call's answer. String values starting with ``$`` are slots:
-  ``$id`` (the call id), ``$name`` (the function name, required), ``$name?`` (the name, member
-  left out when there is none), ``$content`` (the call's toolContent), ``$failed`` (true for a
-  failed call, member left out otherwise), ``$status`` (``"success"``, ``"error"`` for a failed
-  call). A member ``"..."`` whose value is ``$content`` spreads the content (an object) into the
-  object.
-- ``group``: when set, every answer goes into one ``{"role": "user", group: [answers]}`` message;
-  else each answer is a message (or input item) of its own.
-- ``follow_ups``: the dialect may carry media in follow-up messages (``assembly.followUp``); they
-  come after every answer, in call order.
-- ``text``: the shape of a text-only tool content, for a failed call the worker did not answer.
+- ``text``: the shape of a text-only tool content (``string``, ``blocks``, ``geminiResponse``,
+  ``bedrockBlocks``), for a failed call the worker did not answer.
+- ``turn.answer``: the JSON template of one call's answer. String values starting with ``$`` are
+  slots: ``$id`` (the call id), ``$name`` (the function name, required), ``$name?`` (the name,
+  member left out when there is none), ``$content`` (the call's toolContent), ``$failed`` (true
+  for a failed call, member left out otherwise), ``$status`` (``"success"``, ``"error"`` for a
+  failed call). A member ``"..."`` whose value is ``$content`` spreads the content (an object)
+  into the object.
+- ``turn.group``: when set, every answer goes into one ``{"role": "user", group: [answers]}``
+  message; else each answer is a message (or input item) of its own.
+
+Every call's follow-up messages (``assembly.followUp``) come after the answers, in call order.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict
 
-TABLE: List[Dict[str, Any]] = [
-    {"name": "openai-chat", "group": "", "follow_ups": True, "text": "string",
-     "answer": {"role": "tool", "tool_call_id": "$id", "content": "$content"}},
-    {"name": "openai-responses", "group": "", "follow_ups": False, "text": "string",
-     "answer": {"type": "function_call_output", "call_id": "$id", "output": "$content"}},
-    {"name": "anthropic", "group": "content", "follow_ups": False, "text": "blocks",
-     "answer": {"type": "tool_result", "tool_use_id": "$id", "content": "$content", "is_error": "$failed"}},
+TABLE: Dict[str, Dict[str, Any]] = {
+    "openai-chat": {"text": "string", "turn": {
+        "answer": {"role": "tool", "tool_call_id": "$id", "content": "$content"}}},
+    "openai-responses": {"text": "string", "turn": {
+        "answer": {"type": "function_call_output", "call_id": "$id", "output": "$content"}}},
+    "anthropic": {"text": "blocks", "turn": {
+        "group": "content", "answer": {"type": "tool_result", "tool_use_id": "$id", "content": "$content", "is_error": "$failed"}}},
     # Gemini takes the responses to parallel calls together, in one content.
-    {"name": "gemini", "group": "parts", "follow_ups": True, "text": "geminiResponse",
-     "answer": {"functionResponse": {"...": "$content", "id": "$id", "name": "$name"}}},
-    {"name": "bedrock-converse", "group": "content", "follow_ups": False, "text": "bedrockBlocks",
-     "answer": {"toolResult": {"toolUseId": "$id", "content": "$content", "status": "$status"}}},
-    {"name": "langchain", "group": "", "follow_ups": False, "text": "blocks",
-     "answer": {"role": "tool", "tool_call_id": "$id", "name": "$name?", "content": "$content"}},
-]
+    "gemini": {"text": "geminiResponse", "turn": {
+        "group": "parts", "answer": {"functionResponse": {"...": "$content", "id": "$id", "name": "$name"}}}},
+    "bedrock-converse": {"text": "bedrockBlocks", "turn": {
+        "group": "content", "answer": {"toolResult": {"toolUseId": "$id", "content": "$content", "status": "$status"}}}},
+    "langchain": {"text": "blocks", "turn": {
+        "answer": {"role": "tool", "tool_call_id": "$id", "name": "$name?", "content": "$content"}}},
+}
 
 #: Dialect names, the default (openai-chat) first.
-DIALECTS = tuple(d["name"] for d in TABLE)
-BY_NAME = {d["name"]: d for d in TABLE}
+DIALECTS = tuple(TABLE)
 
 
 def needs_name(dialect: Dict[str, Any]) -> bool:
     """Every call of a turn in this dialect needs its function name."""
-    return _has(dialect["answer"], lambda k, v: v == "$name")
+    return _has(dialect["turn"]["answer"], lambda k, v: v == "$name")
 
 
 def content_object(dialect: Dict[str, Any]) -> bool:
     """A call's toolContent must be a JSON object (it is spread into the answer)."""
-    return _has(dialect["answer"], lambda k, v: k == "..." and v == "$content")
+    return _has(dialect["turn"]["answer"], lambda k, v: k == "..." and v == "$content")
 
 
 def render(template: Dict[str, Any], call_id: str, name: str, content: Any, failed: bool) -> Dict[str, Any]:

@@ -11,11 +11,11 @@ from .contract import STREAM
 class ClientError(Exception):
     """Base class of the client's errors.
 
-    ``retry_safe`` is True when sending the request again cannot run it twice: with the same
-    ``request_id`` (``err.request_id``) after a store timeout or a StoreError (JetStream stores a
-    request_id at most once), with a new one after a WorkerError the worker calls ``retryable`` or
-    an ExpiredError (nothing ran). False: the request ran, or is stored and will run; each error
-    says what to do instead.
+    ``retry_safe`` is True when the request may be sent again with the same ``request_id``
+    (``err.request_id``) without running twice: it is not known to be stored, and JetStream stores
+    a request_id at most once. False: the request_id is spent (the request was answered, or is
+    stored and will run); each error says what to do instead. (The Go client's
+    ``CallError.RetrySafe`` and the JavaScript client's ``retrySafe`` mean the same.)
     """
 
     retry_safe = False
@@ -31,9 +31,9 @@ class WorkerError(ClientError):
 
     ``code`` is stable (contracts/README.md, "Error codes"); ``message`` is for people; ``field``
     names the offending request field or header, ``ref`` the artifact reference; ``retryable`` is
-    the worker's word that the same request may succeed later (send it with a new request_id: this
-    one is spent). ``error`` is the error object as sent; ``assembly`` (tool subjects) is the tool
-    result to give the model instead of content.
+    the worker's word that the same request may succeed later, sent with a new request_id
+    (``retry_safe`` is False: this one is spent). ``error`` is the error object as sent;
+    ``assembly`` (tool subjects) is the tool result to give the model instead of content.
     """
 
     def __init__(self, error: Mapping[str, Any], request_id: str = "", subject: str = "") -> None:
@@ -45,7 +45,6 @@ class WorkerError(ClientError):
         self.retryable: bool = bool(error.get("retryable"))
         self.error = error
         super().__init__(f"{self.code}: {self.message}", subject=subject, request_id=request_id)
-        self.retry_safe = self.retryable
 
     @property
     def assembly(self) -> Optional[dict]:
@@ -64,16 +63,12 @@ class DuplicateRequestError(WorkerError):
             "de-duplication window (2 minutes) and its reply went to the first sender; use a new request_id"
         )
         super().__init__({**(error or {}), "code": "duplicate_request", "message": message}, request_id, subject)
-        self.retry_safe = False
 
 
 class ExpiredError(WorkerError):
     """The worker answered ``expired``: the request's deadline passed before a worker started it,
-    and it was not executed. Send it again with a new request_id (and so a new deadline)."""
-
-    def __init__(self, error: Mapping[str, Any], request_id: str = "", subject: str = "") -> None:
-        super().__init__(error, request_id, subject)
-        self.retry_safe = True
+    and it was not executed: nothing ran. Send it again with a new request_id (and so a new
+    deadline)."""
 
 
 class WorkerTimeoutError(ClientError, TimeoutError):

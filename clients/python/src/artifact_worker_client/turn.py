@@ -46,7 +46,7 @@ def assemble_turn(calls: Sequence[Mapping[str, Any]], dialect: Optional[str] = N
         dialect = next((a["dialect"] for a in (_worker_assembly(c.get("error")) for c in calls) if a), None)
     if dialect is None:
         dialect = dialects.DIALECTS[0]
-    d = dialects.BY_NAME.get(dialect)
+    d = dialects.TABLE.get(dialect)
     if d is None:
         raise TurnError(f"assemble_turn: dialect {json.dumps(dialect)} is not supported ({', '.join(dialects.DIALECTS)})")
     answers, follow_ups = [], []
@@ -74,11 +74,11 @@ def assemble_turn(calls: Sequence[Mapping[str, Any]], dialect: Optional[str] = N
             raise TurnError(f"assemble_turn: call {call_id} has no name ({dialect}'s answer needs it)")
         if dialects.content_object(d) and not isinstance(content, dict):
             raise TurnError(f"assemble_turn: call {call_id}: {dialect} toolContent is not an object")
-        answers.append(dialects.render(d["answer"], call_id, name, content, failed))
-        if d["follow_ups"]:
-            follow_ups.extend(a.get("followUp") or [])
-    if d["group"]:
-        answers = [{"role": "user", d["group"]: answers}]
+        answers.append(dialects.render(d["turn"]["answer"], call_id, name, content, failed))
+        follow_ups.extend(a.get("followUp") or [])
+    group = d["turn"].get("group")
+    if group:
+        answers = [{"role": "user", group: answers}]
     return answers + follow_ups
 
 
