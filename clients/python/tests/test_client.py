@@ -10,9 +10,10 @@ from datetime import datetime, timezone
 
 import _env
 import nats
-from nats.js import api
+import nats.js.errors
 
 from artifact_worker_client import (
+    CLAIM_CHECK_BUCKET,
     HEADER_DEADLINE,
     STREAM,
     DuplicateRequestError,
@@ -43,6 +44,18 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
 
     async def asyncTearDown(self):
         await self.nc.close()
+
+    async def assert_no_claims_left(self):
+        """WORKER_CLAIMS is empty again: every claim-checked body was deleted by its reader (the
+        worker a request's once it is done, the client a reply's) or, never read, by the client."""
+        deadline = time.monotonic() + 15
+        while True:
+            info = await self.js.stream_info("OBJ_" + CLAIM_CHECK_BUCKET)
+            if info.state.messages == 0:
+                return
+            if time.monotonic() > deadline:
+                self.fail(f"{info.state.messages} messages ({info.state.bytes} bytes) left in {CLAIM_CHECK_BUCKET}")
+            await asyncio.sleep(0.1)
 
     async def test_text_file_written_then_read_byte_for_byte(self):
         text = "# Notes\n你好 🌍\n"
@@ -80,6 +93,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
                 tool, follow_up = assemble_turn([{"id": "call_1", "result": asm}])
                 self.assertEqual(tool["role"], "tool")
                 self.assertEqual(follow_up["content"][1]["image_url"]["url"], "data:image/png;base64," + b64)
+                await self.assert_no_claims_left()
 
     async def test_error_reply_is_a_worker_error_with_its_tool_result(self):
         for transport, client in self.clients.items():
@@ -116,6 +130,24 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
                 err = cm.exception
                 self.assertEqual((err.code, err.request_id, err.retry_safe), ("duplicate_request", req["request_id"], False))
                 self.assertIn("use a new request_id", str(err))
+                await self.assert_no_claims_left()  # the duplicate's claim, never read, is gone too
+
+    async def test_a_claimed_reply_is_deleted_once_read(self):
+        client = self.clients["jetstream"]
+        bucket = await client.claims()
+        name = "claim_" + _env.random_id("t").replace("-", "")
+        body = b"x" * 300_000  # several chunks
+        await bucket.put(name, body)
+
+        class Msg:
+            headers = {"Claim-Check": name}
+            data = b""
+
+        self.assertEqual(await client.resolve(Msg()), body)
+        with self.assertRaises(nats.js.errors.ObjectNotFoundError):
+            await bucket.get_info(name, show_deleted=True)  # no delete marker either
+        with self.assertRaisesRegex(ValueError, "no longer in WORKER_CLAIMS"):
+            await client.resolve(Msg())
 
     async def test_preprocess_then_get_history_image(self):
         png = _env.noisy_png(8, 6)
@@ -300,6 +332,24 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(len(calls), 1)
         self.assertTrue(cm.exception.retry_safe)
         self.assertIn("message size exceeds maximum allowed", str(cm.exception))
+
+    async def test_a_full_claim_check_bucket_is_not_retried(self):
+        # JetStream refuses a write to a stream at its byte limit with a 503 that is no outage.
+        subject = "pytest.full." + _env.random_id("f")
+        seen = []
+
+        async def jetstream(msg):
+            seen.append(msg)
+            await msg.respond(json.dumps({"error": {"code": 503, "err_code": 10077, "description": "maximum bytes exceeded"}}).encode())
+
+        sub = await self.nc.subscribe(subject, cb=jetstream)
+        try:
+            with self.assertRaises(StoreError) as cm:
+                await self.clients["jetstream"].call(subject, {"ref": "x"}, timeout=30)
+        finally:
+            await sub.unsubscribe()
+        self.assertEqual(len(seen), 1)
+        self.assertIn("the claim-check bucket WORKER_CLAIMS is full", str(cm.exception))
 
     async def test_media_none_is_no_choice(self):
         client = self.clients["jetstream"]

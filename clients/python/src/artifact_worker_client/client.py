@@ -5,6 +5,7 @@ that ride out a JetStream leader failover."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import secrets
 from datetime import datetime, timedelta, timezone
@@ -38,6 +39,10 @@ DEFAULT_TIMEOUT = 60.0
 #: client tries again (within the call's timeout).
 STORE_ATTEMPT_TIMEOUT = 3.0
 _CLAIM_TTL = 3600.0
+_DELETE_TIMEOUT = 5.0
+#: nats-server's error code of a write a stream's store refused ("maximum bytes exceeded" when the
+#: claim-check bucket is at its size limit): not retried.
+_ERR_CODE_STORE_FAILED = 10077
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.05, 1.0
 #: How often a call waiting for its reply looks whether its connection reconnected.
 _RECONNECT_POLL = 0.25
@@ -199,7 +204,9 @@ class WorkerClient:
         return self._claims
 
     async def resolve(self, msg: Any) -> bytes:
-        """The real body of a reply: its data, or the claim-checked object its Claim-Check names."""
+        """The real body of a reply: its data, or the claim-checked object its Claim-Check names,
+        which is then deleted from the bucket (this client is its only reader; a failed delete
+        leaves it to the bucket's TTL)."""
         name = (msg.headers or {}).get(HEADER_CLAIM_CHECK)
         if not name:
             return msg.data
@@ -207,7 +214,26 @@ class WorkerClient:
             obj = await (await self.claims()).get(name)
         except nats.js.errors.ObjectNotFoundError:
             raise ValueError(f"claim-checked reply {name} is no longer in {CLAIM_CHECK_BUCKET} (expired)") from None
+        try:
+            await asyncio.wait_for(self.delete_claim(name), _DELETE_TIMEOUT)
+        except (nats.errors.Error, asyncio.TimeoutError):
+            pass
         return obj.data
+
+    async def delete_claim(self, name: str) -> None:
+        """Removes a claim (a Claim-Check header's value) from the bucket, chunks and metadata,
+        leaving nothing behind (nats-py's ObjectStore.delete keeps a delete marker until the TTL),
+        as the Go client does. A claim that is already gone is not an error."""
+        bucket = await self.claims()
+        try:
+            info = await bucket.get_info(name, show_deleted=True)
+        except nats.js.errors.ObjectNotFoundError:
+            return
+        stream = "OBJ_" + CLAIM_CHECK_BUCKET
+        if info.nuid:
+            await self.js.purge_stream(stream, subject=f"$O.{CLAIM_CHECK_BUCKET}.C.{info.nuid}")
+        meta = base64.urlsafe_b64encode(name.encode()).decode()
+        await self.js.purge_stream(stream, subject=f"$O.{CLAIM_CHECK_BUCKET}.M.{meta}")
 
 
 class _Call:
@@ -232,6 +258,7 @@ class _Call:
         self.attempts = 0
         self.asked_again = 0
         self.last_error: Optional[BaseException] = None
+        self.claims: list = []  # claim names this call stored
         self.reconnects = client.nc.stats["reconnects"]
 
     def remaining(self) -> float:
@@ -250,11 +277,19 @@ class _Call:
             headers = {HEADER_DEADLINE: deadline_header(self.wall_deadline)}
             if self.request_id:
                 headers[HEADER_MSG_ID] = self.request_id
-            if self.c.transport == "jetstream":
-                headers[HEADER_REPLY_TO] = inbox
-                msg = await self._jetstream(body, headers, replies)
-            else:
-                msg = await self._plain(body, headers, inbox, replies)
+            try:
+                if self.c.transport == "jetstream":
+                    headers[HEADER_REPLY_TO] = inbox
+                    msg = await self._jetstream(body, headers, replies)
+                else:
+                    msg = await self._plain(body, headers, inbox, replies)
+            except (DuplicateRequestError, StoreError) as err:
+                await self._drop_claims()
+                raise err
+            except WorkerTimeoutError as err:
+                if err.stage == "store":
+                    await self._drop_claims()
+                raise err
             return await self.c.resolve(msg)
         finally:
             try:
@@ -272,10 +307,20 @@ class _Call:
             headers[HEADER_MSG_ID] = f"{self.request_id}.again-{self.asked_again}"
         if len(body) > self.c.nc.max_payload - HEADROOM:
             name = "claim_" + secrets.token_hex(16)
+            self.claims.append(name)
             await self._retry_store(lambda t: self._put_claim(name, body, t))
             headers[HEADER_CLAIM_CHECK] = name
             body = b""
         return body, headers
+
+    async def _drop_claims(self) -> None:
+        """Deletes the claims of a request no worker will read (not stored, or a duplicate), best
+        effort: a claim left behind goes with the bucket's TTL."""
+        for name in self.claims:
+            try:
+                await asyncio.wait_for(self.c.delete_claim(name), _DELETE_TIMEOUT)
+            except (nats.errors.Error, asyncio.TimeoutError):
+                pass
 
     async def _put_claim(self, name: str, body: bytes, attempt_timeout: float) -> None:
         bucket = await asyncio.wait_for(self.c.claims(), attempt_timeout)
@@ -293,16 +338,24 @@ class _Call:
             try:
                 return await asyncio.wait_for(attempt(min(remaining, self.c.store_attempt_timeout)), remaining)
             except _TRANSIENT as err:
+                if _is_refused(err):
+                    raise self._refused(err) from err
                 self.last_error = err
             except nats.js.errors.APIError as err:
-                raise StoreError(
-                    f"{self.subject} request_id {json.dumps(self.request_id)}: JetStream refused the request "
-                    f"({err.description or err}); it is not stored",
-                    subject=self.subject,
-                    request_id=self.request_id,
-                ) from err
+                raise self._refused(err) from err
             await asyncio.sleep(max(0.0, min(backoff, self.remaining())))
             backoff = min(backoff * 2, _BACKOFF_MAX)
+
+    def _refused(self, err: nats.js.errors.APIError) -> StoreError:
+        what = "the request"
+        if err.err_code == _ERR_CODE_STORE_FAILED and "maximum bytes" in (err.description or ""):
+            what = f"the request (the claim-check bucket {CLAIM_CHECK_BUCKET} is full)"
+        return StoreError(
+            f"{self.subject} request_id {json.dumps(self.request_id)}: JetStream refused {what} "
+            f"({err.description or err}); it is not stored",
+            subject=self.subject,
+            request_id=self.request_id,
+        )
 
     def _store_timeout(self) -> WorkerTimeoutError:
         detail = ""
@@ -412,12 +465,20 @@ class _Call:
                 return f"no worker serves {subject}"
             if hdr.get(HEADER_SERVICE_ERROR_CODE) is None:
                 return msg  # the worker's reply
-            code = _error_code(msg.data)
+            error = _error_of(msg.data)
+            code = error.get("code")
             if code == CODE_UNAVAILABLE:
                 return "the worker could not store it"
-            if code == CODE_DUPLICATE_REQUEST and not first:
+            if code == CODE_DUPLICATE_REQUEST:
+                if first:
+                    raise DuplicateRequestError(self.subject, self.request_id, error)
                 continue  # an earlier attempt of this call is stored: its reply comes here
-            return msg  # call() raises DuplicateRequestError for a first attempt
+            return msg
+
+
+def _is_refused(err: BaseException) -> bool:
+    """A 503 that is not an outage: a store refusing the write (the claim-check bucket full)."""
+    return isinstance(err, nats.js.errors.APIError) and err.err_code == _ERR_CODE_STORE_FAILED
 
 
 def _with_media(request: Optional[Mapping[str, Any]], fields: Mapping[str, Any]) -> dict:
@@ -437,8 +498,10 @@ def _request_id_of(body: bytes) -> str:
     return rid if isinstance(rid, str) else ""
 
 
-def _error_code(data: bytes) -> str:
+def _error_of(data: bytes) -> dict:
+    """The error object of a reply body, or {}."""
     try:
-        return (json.loads(data).get("error") or {}).get("code") or ""
+        error = json.loads(data).get("error")
     except (ValueError, AttributeError):
-        return ""
+        return {}
+    return error if isinstance(error, dict) else {}
