@@ -216,7 +216,8 @@ func TestClusterLeaderKilledAndRollingRestart(t *testing.T) {
 	// Callers using the Go client, connected to the server about to die: their calls ride out the
 	// kill (stored again under the same request_id, asked again after their reconnect).
 	goCalls := callThroughFailover(t, e, byName[leader])
-	jsCalls := callThroughFailoverJS(t, e, byName[leader]) // the same with the JavaScript client
+	jsCalls := callThroughFailoverJS(t, e, byName[leader])     // the same with the JavaScript client
+	pyCalls := callThroughFailoverPython(t, e, byName[leader]) // and with the Python client
 	killedAt := time.Now()
 	byName[leader].kill()
 	waitFor(t, 90*time.Second, "all requests sent", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.sent) == requests })
@@ -231,6 +232,13 @@ func TestClusterLeaderKilledAndRollingRestart(t *testing.T) {
 		t.Logf("FIGURES JavaScript client through the leader kill: %d calls from 8 callers on the killed server, %d errors reached a caller, %d reconnects", r.Calls, len(r.Failed), r.Reconnects)
 		if len(r.Failed) != 0 || r.Calls == 0 || r.Reconnects == 0 {
 			t.Errorf("JavaScript client calls through the leader kill: %d of %d failed (%d reconnects): %v", len(r.Failed), r.Calls, r.Reconnects, r.Failed)
+		}
+	}
+	if pyCalls != nil {
+		r := pyCalls()
+		t.Logf("FIGURES Python client through the leader kill: %d calls from 8 callers on the killed server (half JetStream, half plain request/reply), %d errors reached a caller, %d reconnects; %s", r.Calls, len(r.Failed), r.Reconnects, r.NATS)
+		if len(r.Failed) != 0 || r.Calls == 0 || r.Reconnects == 0 {
+			t.Errorf("Python client calls through the leader kill: %d of %d failed (%d reconnects): %v", len(r.Failed), r.Calls, r.Reconnects, r.Failed)
 		}
 	}
 	newLeader := ""
