@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -309,25 +310,38 @@ func unknownFields(data []byte) []string {
 			}
 		}
 	}
-	note("", raw.Top, "about", "extends", "providers", "services")
+	note("", raw.Top, jsonNames[File]()...)
 	if s, ok := raw.Top["services"]; ok {
 		_ = json.Unmarshal(s, &raw.Services)
 	}
 	for _, s := range raw.Services {
-		note("services[].", s, "id", "aliases", "provider", "note", "source", "capabilities", "formats", "imageLimits", "extractText", "toolResultMedia")
+		note("services[].", s, jsonNames[Service]()...)
 		if c, ok := s["capabilities"]; ok {
 			var caps map[string]json.RawMessage
 			_ = json.Unmarshal(c, &caps)
-			note("services[].capabilities.", caps, "input", "output")
+			note("services[].capabilities.", caps, jsonNames[Capabilities]()...)
 		}
 	}
 	if p, ok := raw.Top["providers"]; ok {
 		_ = json.Unmarshal(p, &raw.Providers)
 	}
 	for name, p := range raw.Providers {
-		note("providers."+name+".", p, "family", "formats", "imageLimits", "toolResultMedia")
+		note("providers."+name+".", p, jsonNames[Provider]()...)
 	}
 	return slices.Sorted(maps.Keys(seen))
+}
+
+// jsonNames are the JSON names of T's fields, from their tags: the fields a registry file may have.
+func jsonNames[T any]() []string {
+	t := reflect.TypeFor[T]()
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // layer is one registry file in a stack: earlier layers win.

@@ -335,3 +335,47 @@ func TestProviderRulesFollowTheModel(t *testing.T) {
 		t.Errorf("a service of a strict provider: %v", err)
 	}
 }
+
+// TestExtendsBuiltin: a file with "extends": "builtin" is layered over the built-in registry:
+// its entries and provider blocks win, every other name resolves in the built-in one.
+func TestExtendsBuiltin(t *testing.T) {
+	t.Parallel()
+	r, err := llmservices.Parse([]byte(`{"extends": "builtin",
+ "providers": {"xai": {"family": "openai", "formats": {"image": ["png"], "file": [], "audio": [], "video": []}}},
+ "services": [
+  {"id": "grok-4", "provider": "xai", "note": "pinned", "capabilities": {"input": ["text"], "output": ["text"]}},
+  {"id": "acme-vision-1", "aliases": ["acme/vision-1"], "capabilities": {"input": ["text", "vision"], "output": ["text"]}}]}`), "ops.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{
+		"grok-4":          {"text"},           // the file's entry wins over the catalogue's
+		"x-ai/grok-4":     {"text"},           // also as a runtime writes it
+		"acme/vision-1":   {"text", "vision"}, // the file's own model
+		"gpt-5.1":         {"text", "vision", "file"},
+		"claude-sonnet-4": {"text", "vision", "file"}, // curated, under the file
+	} {
+		if got := r.Capabilities(name); !slices.Equal(got, want) {
+			t.Errorf("Capabilities(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if d := r.Decide("grok-4"); d.Source != llmservices.SourceFile || d.Entry != "grok-4" {
+		t.Errorf("Decide(grok-4) = %+v, want the file's entry", d)
+	}
+	if d := r.Decide("gpt-5.1"); d.Source != llmservices.SourceCatalogue {
+		t.Errorf("Decide(gpt-5.1) = %+v, want the catalogue's entry", d)
+	}
+	if d := r.Decide("claude-sonnet-4"); d.Source != llmservices.SourceCurated {
+		t.Errorf("Decide(claude-sonnet-4) = %+v, want the curated entry", d)
+	}
+	// The file's xai block applies to the built-in xai models too.
+	if got := r.Formats("grok-code-fast-1", "").Image; !slices.Equal(got, []string{"png"}) {
+		t.Errorf("grok-code-fast-1 image formats %v, want the file's xai block [png]", got)
+	}
+	if got := llmservices.Default().Formats("grok-code-fast-1", "").Image; !slices.Equal(got, []string{"png", "jpeg"}) {
+		t.Errorf("built-in grok-code-fast-1 image formats %v, want [png jpeg]", got)
+	}
+	if _, err := llmservices.Parse([]byte(`{"extends": "catalogue", "services": []}`), "x.json"); !errors.Is(err, llmservices.ErrInvalid) || !strings.Contains(err.Error(), `"builtin"`) {
+		t.Errorf("extends catalogue: %v, want ErrInvalid naming the one value", err)
+	}
+}

@@ -231,3 +231,33 @@ func (r *recorder) count(l slog.Level) int {
 	}
 	return n
 }
+
+// TestWatcherExtendsBuiltinAndWarns: a file shared with a runtime (a baseURL beside each model)
+// that extends the built-in registry loads with one warning naming the field, is reloaded when it
+// changes (warning again for the new version, once), and the catalogue stays under it.
+func TestWatcherExtendsBuiltinAndWarns(t *testing.T) {
+	path := writeFile(t, `{"extends": "builtin", "services": [
+  {"id": "acme-1", "baseURL": "http://acme", "capabilities": {"input": ["text"], "output": ["text"]}}]}`)
+	logs := &recorder{}
+	w, err := llmservices.NewWatcher(path, slog.New(logs), 5*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := logs.count(slog.LevelWarn); n != 1 {
+		t.Fatalf("%d warnings at load, want 1", n)
+	}
+	if !w.Current().Has("acme-1") || !slices.Contains(w.Current().Capabilities("grok-4"), "vision") {
+		t.Fatal("the file's entry or the built-in catalogue is missing")
+	}
+	startWatcher(t, w)
+	replace(t, path, `{"extends": "builtin", "services": [
+  {"id": "acme-1", "baseURL": "http://acme", "capabilities": {"input": ["text", "vision"], "output": ["text"]}}]}`)
+	eventually(t, "the reload", func() bool { return slices.Contains(w.Current().Capabilities("acme-1"), "vision") })
+	time.Sleep(50 * time.Millisecond) // several more polls of the unchanged file
+	if n := logs.count(slog.LevelWarn); n != 2 {
+		t.Errorf("%d warnings, want 2 (one per version of the file, not one per poll)", n)
+	}
+	if !w.Current().Has("gpt-5.1") {
+		t.Error("the reloaded registry lost the built-in catalogue")
+	}
+}
