@@ -33,7 +33,10 @@ type Preprocess struct {
 	// MaxPartBytes is the largest medium taken out of a context (MAX_ARTIFACT_BYTES); larger parts
 	// stay and are reported. 0: no limit.
 	MaxPartBytes int64
-	Logger       *slog.Logger
+	// Known (optional) remembers the media earlier requests checked, so that a session's older
+	// media, sent again on every turn, is decoded once (historyimage.Known).
+	Known  *historyimage.Known
+	Logger *slog.Logger
 }
 
 // maxKeepTurns bounds a request's keep_turns.
@@ -52,7 +55,7 @@ func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	opts := historyimage.Options{KeepTurns: cmp.Or(h.KeepTurns, historyimage.DefaultKeepTurns), MaxPartBytes: h.MaxPartBytes, Logger: h.Logger}
+	opts := historyimage.Options{KeepTurns: cmp.Or(h.KeepTurns, historyimage.DefaultKeepTurns), MaxPartBytes: h.MaxPartBytes, Known: h.Known, Logger: h.Logger}
 	if r.Dialect != "" {
 		if opts.Dialect, err = dialect(r.Dialect); err != nil {
 			return nil, err

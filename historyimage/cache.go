@@ -8,8 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -188,6 +191,7 @@ func (c *Cache) Config() CacheConfig { return c.cfg }
 type entry struct {
 	MimeType string `json:"mime_type"`
 	Size     int    `json:"size"`
+	Filename string `json:"filename,omitempty"`
 	Data     string `json:"data,omitempty"`
 	Object   string `json:"object,omitempty"`
 }
@@ -200,32 +204,56 @@ const entryOverhead = len(`{"mime_type":"","size":0,"data":""}`)
 // Errors: ErrInvalidImageID; an error for an image without data; JetStream errors (transient,
 // wrapped).
 func (c *Cache) Put(ctx context.Context, md5 string, img Image) error {
+	return c.put(ctx, md5, img, nil)
+}
+
+// PutRaw is Put with the base64 text in data rather than in img.Data (which it ignores), so that
+// preprocessing stores a medium straight from the context's bytes, without copying it into a
+// string first. data must be standard base64, as preprocessing checks; it is written into the
+// entry as it is. *Cache implements RawPutter with it.
+func (c *Cache) PutRaw(ctx context.Context, md5 string, data []byte, img Image) error {
+	return c.put(ctx, md5, img, data)
+}
+
+var _ RawPutter = (*Cache)(nil)
+
+// put stores img, its base64 in raw when raw is not nil, else in img.Data.
+func (c *Cache) put(ctx context.Context, md5 string, img Image, raw []byte) error {
 	id, err := NormalizeID(md5)
 	if err != nil {
 		return err
 	}
-	if img.Data == "" {
+	size := len(img.Data)
+	if raw != nil {
+		size = len(raw)
+	}
+	if size == 0 {
 		return fmt.Errorf("historyimage: put %s: image has no data", id)
 	}
 	key := cacheKey(id)
-	e := entry{MimeType: img.MimeType, Size: len(img.Data)}
-	if len(img.Data)+len(img.MimeType)+entryOverhead <= c.cfg.InlineMax { // a lower bound of the JSON size
-		e.Data = img.Data
-		value, err := json.Marshal(e)
+	e := entry{MimeType: img.MimeType, Size: size, Filename: img.Filename}
+	if size+len(img.MimeType)+len(img.Filename)+entryOverhead <= c.cfg.InlineMax { // a lower bound of the JSON size
+		buf := valueBufs.Get().(*[]byte)
+		defer valueBufs.Put(buf)
+		value, err := inlineValue((*buf)[:0], e, img.Data, raw)
 		if err != nil {
 			return fmt.Errorf("historyimage: put %s: %w", id, err)
 		}
+		*buf = value[:0]
 		if len(value) <= c.cfg.InlineMax {
 			if _, err := c.kv.Put(ctx, key, value); err != nil {
 				return fmt.Errorf("historyimage: put %s: %w", id, err)
 			}
 			return nil
 		}
-		e.Data = ""
 	}
-	if !c.objectFresh(ctx, key, len(img.Data)) {
+	if !c.objectFresh(ctx, key, size) {
 		meta := jetstream.ObjectMeta{Name: key, Headers: map[string][]string{"Content-Type": {img.MimeType}}}
-		if _, err := c.obs.Put(ctx, meta, strings.NewReader(img.Data)); err != nil {
+		var r io.Reader = strings.NewReader(img.Data)
+		if raw != nil {
+			r = bytes.NewReader(raw)
+		}
+		if _, err := c.obs.Put(ctx, meta, r); err != nil {
 			return fmt.Errorf("historyimage: put %s: object: %w", id, err)
 		}
 	}
@@ -238,6 +266,49 @@ func (c *Cache) Put(ctx context.Context, md5 string, img Image) error {
 		return fmt.Errorf("historyimage: put %s: index: %w", id, err)
 	}
 	return nil
+}
+
+// valueBufs holds buffers for the JSON of inline entries: a KV put has sent its value when it
+// returns, so one buffer serves every put of a goroutine at a time, and a session's screenshots,
+// written again on every turn, do not each cost an allocation of their size.
+var valueBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// inlineValue appends to v the JSON of an inline entry: e with its data, raw when not nil, else
+// data. Base64 needs no escaping, so it is appended as it is rather than passed through
+// json.Marshal (a copy and an escaping pass over every byte); data that is not plain base64 text
+// takes json.Marshal.
+func inlineValue(v []byte, e entry, data string, raw []byte) ([]byte, error) {
+	if raw == nil && !plainText(data) {
+		e.Data = data
+		return json.Marshal(e)
+	}
+	head, err := json.Marshal(e) // without data: {"mime_type":...,"size":...}
+	if err != nil {
+		return nil, err
+	}
+	n := len(data)
+	if raw != nil {
+		n = len(raw)
+	}
+	v = slices.Grow(v[:0], len(head)+len(`,"data":""`)+n)
+	v = append(v, head[:len(head)-1]...)
+	v = append(v, `,"data":"`...)
+	if raw != nil {
+		v = append(v, raw...)
+	} else {
+		v = append(v, data...)
+	}
+	return append(v, `"}`...), nil
+}
+
+// plainText reports whether s needs no escaping in a JSON string (printable ASCII without " and \).
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // objectFresh reports whether the object name already holds an image of size characters (the name
@@ -274,7 +345,7 @@ func (c *Cache) Get(ctx context.Context, md5 string) (Image, error) {
 		return Image{}, fmt.Errorf("historyimage: get %s: corrupt entry: %w", id, err)
 	}
 	if e.Object == "" {
-		return Image{Data: e.Data, MimeType: e.MimeType}, nil
+		return Image{Data: e.Data, MimeType: e.MimeType, Filename: e.Filename}, nil
 	}
 	data, err := c.getObject(ctx, e.Object)
 	if errors.Is(err, ErrNotFound) {
@@ -283,7 +354,7 @@ func (c *Cache) Get(ctx context.Context, md5 string) (Image, error) {
 	if err != nil {
 		return Image{}, fmt.Errorf("historyimage: get %s: %w", id, err)
 	}
-	return Image{Data: data, MimeType: e.MimeType}, nil
+	return Image{Data: data, MimeType: e.MimeType, Filename: e.Filename}, nil
 }
 
 // errChunkGone means an object's chunks changed under a read: they expired, or a concurrent Put of

@@ -79,12 +79,19 @@ func TestCacheRoundTrip(t *testing.T) {
 			if img.Data != data || img.MimeType != "image/png" {
 				t.Errorf("Get = {%d chars, %q}, want the same %d chars as image/png", len(img.Data), img.MimeType, len(data))
 			}
-			// Writing the same image again is harmless and keeps one entry.
+			// Writing the same image again is harmless and keeps one entry; PutRaw stores the same
+			// entry from bytes, with a filename.
 			if err := cache.Put(t.Context(), md5, historyimage.Image{Data: data, MimeType: "image/png"}); err != nil {
 				t.Fatalf("second Put: %v", err)
 			}
 			if img, err := cache.Get(t.Context(), md5); err != nil || img.Data != data {
 				t.Errorf("Get after rewrite: %d chars, %v", len(img.Data), err)
+			}
+			if err := cache.PutRaw(t.Context(), md5, []byte(data), historyimage.Image{MimeType: "image/png", Filename: "shot \"1\".png"}); err != nil {
+				t.Fatalf("PutRaw: %v", err)
+			}
+			if img, err := cache.Get(t.Context(), md5); err != nil || img.Data != data || img.MimeType != "image/png" || img.Filename != `shot "1".png` {
+				t.Errorf("Get after PutRaw: %d chars, %q %q, %v", len(img.Data), img.MimeType, img.Filename, err)
 			}
 		})
 	}

@@ -45,6 +45,14 @@ type Putter interface {
 	Put(ctx context.Context, md5 string, img Image) error
 }
 
+// RawPutter is a Putter that can also store base64 text given as bytes (img.Data is then empty
+// and ignored): preprocessing uses it when the cache has it, to store a medium straight from the
+// context's bytes without copying it into a string. data must not be kept after PutRaw returns.
+type RawPutter interface {
+	Putter
+	PutRaw(ctx context.Context, md5 string, data []byte, img Image) error
+}
+
 // DefaultKeepTurns is how many of the latest turns keep their media by default: the latest one.
 const DefaultKeepTurns = 1
 
@@ -71,7 +79,9 @@ type Options struct {
 	// MaxPartBytes is the largest medium, in decoded bytes, that is taken out (0: no limit); a
 	// larger part stays where it is and is reported.
 	MaxPartBytes int64
-	Logger       *slog.Logger
+	// Known, when set, remembers the media already checked (decoded and sniffed) by earlier calls.
+	Known  *Known
+	Logger *slog.Logger
 }
 
 // Described is a medium the model cannot read, for Options.Describe.
@@ -140,7 +150,8 @@ func Preprocess(ctx context.Context, messages json.RawMessage, cache Putter, log
 // Memory: the input is validated and walked in place (no decoded copy of the document), base64 is
 // checked through a streaming decoder (no decoded copy of a medium), and the output is written
 // into one buffer of exactly the right size. Besides that buffer, each distinct medium that is
-// cached is copied once, for the duration of its Put, into the string Image.Data.
+// cached is copied once, for the duration of its Put: into the KV entry by a RawPutter (*Cache),
+// into the string Image.Data for any other Putter.
 //
 // cache must not be nil. PreprocessWith is safe for concurrent use if cache is.
 func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter, opts Options) (json.RawMessage, Report, error) {
@@ -188,7 +199,12 @@ func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter,
 			continue
 		}
 		f.tried = true
-		err := cache.Put(ctx, c.md5, Image{Data: string(f.part.data), MimeType: f.info.mime, Filename: f.part.filename})
+		var err error
+		if rp, ok := cache.(RawPutter); ok {
+			err = rp.PutRaw(ctx, c.md5, f.part.data, Image{MimeType: f.info.mime, Filename: f.part.filename})
+		} else {
+			err = cache.Put(ctx, c.md5, Image{Data: string(f.part.data), MimeType: f.info.mime, Filename: f.part.filename})
+		}
 		if err == nil {
 			f.stored = true
 			continue
@@ -306,7 +322,11 @@ func (w *walk) media(part span, path string, mp mediaPart, older bool, group *fr
 	f := w.seen[id]
 	if f == nil {
 		f = &found{part: mp}
-		info, err := inspect(mp.data)
+		info, known := w.opts.Known.get(id, len(mp.data))
+		var err error
+		if !known {
+			info, err = inspect(mp.data)
+		}
 		f.info = info
 		switch {
 		case err != nil:
@@ -317,6 +337,8 @@ func (w *walk) media(part span, path string, mp mediaPart, older bool, group *fr
 			f.bad = fmt.Sprintf("its data is not media (detected %s)", info.mime)
 		case mp.kind != "" && mp.kind != info.kind:
 			f.bad = fmt.Sprintf("declared %s, but its bytes are %s", declared(mp), info.mime)
+		case !known:
+			w.opts.Known.add(id, len(mp.data), info)
 		}
 		w.seen[id] = f
 	}

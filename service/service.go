@@ -178,6 +178,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	return s, nil
 }
 
+// knownMedia is how many media context.preprocess remembers as checked (historyimage.Known): a
+// few thousand screenshots of the sessions in flight, at about 150 bytes each.
+const knownMedia = 4096
+
 // Components are the worker's handlers and what they share, built on a NATS connection and a store.
 type Components struct {
 	Topology  messaging.Topology
@@ -242,7 +246,8 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	}
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
-	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize, Logger: log}
+	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize,
+		Known: historyimage.NewKnown(knownMedia), Logger: log}
 	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens}
 	return &Components{
 		Topology:  topo,

@@ -96,6 +96,12 @@ func (h tracedHistory) Put(ctx context.Context, md5 string, img historyimage.Ima
 	return h.Cache.Put(ctx, md5, img)
 }
 
+func (h tracedHistory) PutRaw(ctx context.Context, md5 string, data []byte, img historyimage.Image) (err error) {
+	ctx, end := span(ctx, h.tracer, "kv "+historyimage.DefaultKVBucket+" put", attribute.String("worker.image_id", md5))
+	defer func() { end(err) }()
+	return h.Cache.PutRaw(ctx, md5, data, img)
+}
+
 func (h tracedHistory) Get(ctx context.Context, md5 string) (img historyimage.Image, err error) {
 	ctx, end := span(ctx, h.tracer, "kv "+historyimage.DefaultKVBucket+" get", attribute.String("worker.image_id", md5))
 	defer func() { end(err) }()

@@ -32,14 +32,33 @@ type Session struct {
 }
 
 // Build returns the context as a JSON list of messages in the session's dialect.
-func Build(s Session) json.RawMessage {
-	var msgs []string
-	msgs = append(msgs, human(s.Dialect, s.Task))
+func Build(s Session) json.RawMessage { return Join(Turns(s)) }
+
+// Turns returns the messages of the session grouped by turn: the person's task first, then each
+// tool call's model message(s), tool result and follow-ups. Join(turns[:k+1]) is the context of
+// the request after k tool calls.
+func Turns(s Session) [][]string {
+	out := [][]string{{human(s.Dialect, s.Task)}}
 	for i := range s.Turns {
-		msgs = append(msgs, modelCall(s.Dialect, i)...)
-		msgs = append(msgs, toolResult(s, i)...)
+		out = append(out, append(modelCall(s.Dialect, i), toolResult(s, i)...))
 	}
-	return json.RawMessage("[" + strings.Join(msgs, ",\n") + "]")
+	return out
+}
+
+// Join makes a JSON list of the messages of turns.
+func Join(turns [][]string) json.RawMessage {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, t := range turns {
+		for k, m := range t {
+			if i+k > 0 {
+				b.WriteString(",\n")
+			}
+			b.WriteString(m)
+		}
+	}
+	b.WriteByte(']')
+	return json.RawMessage(b.String())
 }
 
 // Human is a person's text message in the dialect.
