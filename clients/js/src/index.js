@@ -266,7 +266,11 @@ export class WorkerClient {
         if (this.reconnects !== reconnects && requestId && !this.nc.isClosed()) {
           reconnects = this.reconnects;
           asked++;
-          await storeRequest(`${requestId}.again-${asked}`);
+          // Storing it again may run into the deadline: the stored request is then what the
+          // caller hears about (the reply timeout above), not this attempt.
+          await storeRequest(`${requestId}.again-${asked}`).catch((err) => {
+            if (Date.now() < deadline) throw err;
+          });
         }
       }
     } finally {
@@ -334,6 +338,17 @@ async function within(promise, ms) {
   }
 }
 
+// bounded is promise, or a nats.js TimeoutError once ms passed (the promise is left to settle alone).
+async function bounded(promise, ms) {
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new TimeoutError()), Math.max(0, ms)); });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // StoreRetry runs the attempts at storing one call's request until one succeeds, a failure is not
 // transient, or the call's deadline passes (WorkerTimeoutError, stage "store"). attempts counts the
 // attempts of the last run (the request's publish).
@@ -357,13 +372,15 @@ class StoreRetry {
       }
       this.attempts++;
       try {
-        return await attempt(Math.max(1, Math.min(remaining, this.attemptMs)));
+        // An attempt that outlives the call (a claim-checked body still uploading) ends it too.
+        return await bounded(attempt(Math.max(1, Math.min(remaining, this.attemptMs))), remaining);
       } catch (err) {
         if (!isTransient(err)) {
           if (err?.name === "JetStreamApiError") throw new StoreError({ subject: this.subject, requestId: this.requestId, cause: err });
           throw err;
         }
-        last = err;
+        // An attempt the deadline cut short says less than the failure before it: keep that one.
+        if (!(last && isTimeout(err) && Date.now() >= this.deadline)) last = err;
       }
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(backoff, this.deadline - Date.now()))));
       backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
