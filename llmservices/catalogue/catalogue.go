@@ -27,9 +27,9 @@
 //     records (a maker is read from a name's vendor part: "x-ai/grok-4", "anthropic.claude-...",
 //     else from the family its name starts with: "claude-", "gemini-", "grok-", see families);
 //     otherwise the alphabetically first provider serving it.
-//   - Inputs again. The records of the entry's own provider decide first: what one of them claims
-//     counts, what they deny explicitly does not; what they are silent about counts when any other
-//     record claims it (see inputsOf).
+//   - Inputs again. When the provider is one of Preferred, the records it serves decide first:
+//     what one of them claims counts, what they deny explicitly does not; what they are silent
+//     about counts when any other record claims it (see inputsOf).
 //
 // Provider-level facts (formats, image limits, tool-result media, API family) are not taken from
 // the catalogues: they are hand-curated in llmservices/default.json.
@@ -196,8 +196,8 @@ func entries(records []record) []llmservices.Service {
 	out := make([]llmservices.Service, 0, len(groups))
 	for _, id := range slices.Sorted(maps.Keys(groups)) {
 		rs := groups[id]
-		provider := chooseProvider(rs)
-		in, outs, sources := inputsOf(rs, provider), map[string]bool{"text": true}, map[string]bool{}
+		provider, ranked := chooseProvider(rs)
+		in, outs, sources := inputsOf(rs, provider, ranked), map[string]bool{"text": true}, map[string]bool{}
 		for _, r := range rs {
 			maps.Copy(outs, r.outputs)
 			sources[r.source] = true
@@ -218,17 +218,18 @@ func entries(records []record) []llmservices.Service {
 	return out
 }
 
-// inputsOf decides an entry's input capabilities from its records. The records of its own
-// provider (first-party) decide first: a capability one of them claims counts; one they deny
-// explicitly (a models.dev modality list without it, a LiteLLM flag set to false, a LiteLLM
-// supported_modalities without it) does not. A capability first-party records are silent about
-// counts when any other record claims it.
-func inputsOf(rs []record, provider string) map[string]bool {
+// inputsOf decides an entry's input capabilities from its records. When its provider is one of
+// Preferred (ranked), the records that provider serves (first-party) decide first: a capability
+// one of them claims counts; one they deny explicitly (a models.dev modality list without it, a
+// LiteLLM flag set to false, a LiteLLM supported_modalities without it) does not. A capability
+// first-party records are silent about, and any capability of an entry whose provider was chosen
+// only by name, counts when any record claims it.
+func inputsOf(rs []record, provider string, ranked bool) map[string]bool {
 	in := map[string]bool{contracts.CapText: true}
 	for _, c := range contracts.Capabilities() {
 		firstClaims, firstDenies, otherClaims := false, false, false
 		for _, r := range rs {
-			if r.provider == provider {
+			if ranked && r.provider == provider {
 				firstClaims = firstClaims || r.inputs[c]
 				firstDenies = firstDenies || r.denies[c]
 			} else {
@@ -242,9 +243,9 @@ func inputsOf(rs []record, provider string) map[string]bool {
 	return in
 }
 
-// chooseProvider is the first of Preferred that serves or makes one of the records, else the
-// alphabetically first serving provider.
-func chooseProvider(rs []record) string {
+// chooseProvider is the first of Preferred that serves or makes one of the records (ranked),
+// else the alphabetically first serving provider.
+func chooseProvider(rs []record) (provider string, ranked bool) {
 	has := map[string]bool{}
 	for _, r := range rs {
 		has[r.provider] = true
@@ -254,7 +255,7 @@ func chooseProvider(rs []record) string {
 	}
 	for _, p := range Preferred {
 		if has[p] {
-			return p
+			return p, true
 		}
 	}
 	var serving []string
@@ -262,7 +263,7 @@ func chooseProvider(rs []record) string {
 		serving = append(serving, r.provider)
 	}
 	slices.Sort(serving)
-	return serving[0]
+	return serving[0], false
 }
 
 // modality names of both sources → input capabilities.
