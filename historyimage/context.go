@@ -28,6 +28,9 @@ type message struct {
 	human   bool // a person's turn: a user message that is neither toolish nor a follow-up
 	// followUp: a user message of parts right after a tool result: the worker's follow-up.
 	followUp bool
+	// bridge: an assistant message between a tool result and a follow-up (ordering-strict
+	// providers).
+	bridge bool
 	turn     int
 }
 
@@ -100,13 +103,18 @@ func (b rawJSON) messages(dialect string) ([]message, error) {
 	for i := range msgs {
 		m := &msgs[i]
 		if m.role == roleModel {
-			fresh = true
+			// For a provider that rejects a user message right after a tool message, the
+			// assembly puts an assistant message (a bridge) before each follow-up: it ends no turn.
+			m.bridge = i > 0 && (msgs[i-1].toolish || msgs[i-1].followUp) && i+1 < len(msgs) &&
+				msgs[i+1].role == roleUser && len(msgs[i+1].lists) > 0 && !msgs[i+1].toolish
+			fresh = fresh || !m.bridge
 			continue
 		}
 		if m.role == roleUser && !m.toolish {
 			// The worker's follow-up messages (a list of parts: a label and the media of a tool
-			// result) come right after a tool result or another follow-up; a person's turn does not.
-			m.human = i == 0 || len(m.lists) == 0 || !(msgs[i-1].toolish || msgs[i-1].followUp)
+			// result) come right after a tool result, another follow-up or a bridge; a person's
+			// turn does not.
+			m.human = i == 0 || len(m.lists) == 0 || !(msgs[i-1].toolish || msgs[i-1].followUp || msgs[i-1].bridge)
 			m.followUp = !m.human
 		}
 		if fresh || m.human {

@@ -17,14 +17,18 @@ import (
 
 // variants is every dialect, gemini twice: media inside the functionResponse (Gemini 3) and in a
 // follow-up content.
-var variants = []struct{ dialect, toolResultMedia string }{
-	{contracts.DialectOpenAIChat, ""},
-	{contracts.DialectOpenAIResponses, ""},
-	{contracts.DialectAnthropic, ""},
-	{contracts.DialectGemini, routing.ToolResultMediaInline},
-	{contracts.DialectGemini, routing.ToolResultMediaFollowUp},
-	{contracts.DialectBedrockConverse, ""},
-	{contracts.DialectLangChain, ""},
+var variants = []struct {
+	dialect, toolResultMedia string
+	strict                   bool // an ordering-strict provider: an assistant bridge before each follow-up
+}{
+	{contracts.DialectOpenAIChat, "", false},
+	{contracts.DialectOpenAIChat, "", true},
+	{contracts.DialectOpenAIResponses, "", false},
+	{contracts.DialectAnthropic, "", false},
+	{contracts.DialectGemini, routing.ToolResultMediaInline, false},
+	{contracts.DialectGemini, routing.ToolResultMediaFollowUp, false},
+	{contracts.DialectBedrockConverse, "", false},
+	{contracts.DialectLangChain, "", false},
 }
 
 // screenshots returns n distinct small PNGs in base64.
@@ -43,8 +47,8 @@ func TestPreprocessToolResultsInEveryDialect(t *testing.T) {
 	const turns = 4
 	shots := screenshots(turns)
 	for _, v := range variants {
-		t.Run(v.dialect+"/"+v.toolResultMedia, func(t *testing.T) {
-			in := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia,
+		t.Run(fmt.Sprintf("%s/%s/strict=%v", v.dialect, v.toolResultMedia, v.strict), func(t *testing.T) {
+			in := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia, StrictToolOrdering: v.strict,
 				Task: "Fill in the form.", Turns: turns, Media: func(i int) agentsession.Media {
 					return agentsession.Media{MIME: "image/png", Base64: shots[i]}
 				}})
@@ -92,8 +96,8 @@ func TestPreprocessDescribesWhatTheTargetCannotRead(t *testing.T) {
 	shots := screenshots(2)
 	pdf := base64.StdEncoding.EncodeToString(testfiles.PDF())
 	for _, v := range variants {
-		t.Run(v.dialect+"/"+v.toolResultMedia, func(t *testing.T) {
-			in := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia,
+		t.Run(fmt.Sprintf("%s/%s/strict=%v", v.dialect, v.toolResultMedia, v.strict), func(t *testing.T) {
+			in := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia, StrictToolOrdering: v.strict,
 				Task: "Read these.", Turns: 3, Media: func(i int) agentsession.Media {
 					if i == 2 {
 						return agentsession.Media{MIME: "application/pdf", Base64: pdf, Filename: "report.pdf"}
@@ -135,8 +139,8 @@ func TestPreprocessDocuments(t *testing.T) {
 		if !routing.DialectCarries(v.dialect, contracts.BinaryDocument, "pdf") {
 			continue
 		}
-		t.Run(v.dialect+"/"+v.toolResultMedia, func(t *testing.T) {
-			in := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia,
+		t.Run(fmt.Sprintf("%s/%s/strict=%v", v.dialect, v.toolResultMedia, v.strict), func(t *testing.T) {
+			in := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia, StrictToolOrdering: v.strict,
 				Task: "Read it.", Turns: 2, Media: func(i int) agentsession.Media {
 					if i == 0 {
 						return agentsession.Media{MIME: "application/pdf", Base64: pdf, Filename: "report.pdf"}

@@ -60,19 +60,23 @@ func mediaParts(v any, path string) []string {
 // sent, and a switch to a text-only model (deepseek-chat) leaves no media part at all.
 func TestPreprocessToolResultsEveryDialectE2E(t *testing.T) {
 	w := startWorker(t)
-	variants := []struct{ dialect, toolResultMedia string }{
-		{contracts.DialectOpenAIChat, ""}, {contracts.DialectOpenAIResponses, ""}, {contracts.DialectAnthropic, ""},
-		{contracts.DialectGemini, routing.ToolResultMediaInline}, {contracts.DialectGemini, routing.ToolResultMediaFollowUp},
-		{contracts.DialectBedrockConverse, ""}, {contracts.DialectLangChain, ""},
+	variants := []struct {
+		dialect, toolResultMedia string
+		strict                   bool
+	}{
+		{contracts.DialectOpenAIChat, "", false}, {contracts.DialectOpenAIChat, "", true}, {contracts.DialectOpenAIResponses, "", false},
+		{contracts.DialectAnthropic, "", false}, {contracts.DialectGemini, routing.ToolResultMediaInline, false},
+		{contracts.DialectGemini, routing.ToolResultMediaFollowUp, false}, {contracts.DialectBedrockConverse, "", false},
+		{contracts.DialectLangChain, "", false},
 	}
 	for n, v := range variants {
-		t.Run(v.dialect+"/"+v.toolResultMedia, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/strict=%v", v.dialect, v.toolResultMedia, v.strict), func(t *testing.T) {
 			const turns = 3
 			shots := make([]string, turns)
 			for i := range shots {
 				shots[i] = base64.StdEncoding.EncodeToString(testfiles.PNG(60+i, 40+n))
 			}
-			ctx := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia,
+			ctx := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia, StrictToolOrdering: v.strict,
 				Task: "Fill in the form.", Turns: turns, Media: func(i int) agentsession.Media {
 					return agentsession.Media{MIME: "image/png", Base64: shots[i]}
 				}})

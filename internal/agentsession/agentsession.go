@@ -22,8 +22,10 @@ type Media struct {
 // Session describes a context to build.
 type Session struct {
 	// Dialect is one of contracts.Dialects; ToolResultMedia matters to gemini only
-	// (routing.ToolResultMediaInline or ToolResultMediaFollowUp).
+	// (routing.ToolResultMediaInline or ToolResultMediaFollowUp), StrictToolOrdering to
+	// openai-chat only (an assistant bridge before each follow-up).
 	Dialect, ToolResultMedia string
+	StrictToolOrdering       bool
 	// Task is the person's first message.
 	Task string
 	// Turns is the number of tool calls; Media(i) is what call i returns.
@@ -100,19 +102,20 @@ func modelCall(dialect string, i int) []string {
 }
 
 // Assembly is the worker's assembly of media m in the dialect.
-func Assembly(dialect, toolResultMedia string, m Media, label string) contracts.Assembly {
+func Assembly(dialect string, f routing.Formats, m Media, label string) contracts.Assembly {
 	if strings.HasPrefix(m.MIME, "image/") {
-		return routing.AssembleImage(m.MIME, m.Base64, label, dialect, contracts.LocaleZH, routing.Formats{ToolResultMedia: toolResultMedia})
+		return routing.AssembleImage(m.MIME, m.Base64, label, dialect, contracts.LocaleZH, f)
 	}
 	url := "data:" + m.MIME + ";base64," + m.Base64
 	res := contracts.ContentRouteResult{ContentType: "binary", Routing: contracts.RouteFile, Content: label,
 		File: &contracts.FilePart{Type: "file", File: contracts.FileData{Filename: m.Filename, MimeType: m.MIME, Data: m.Base64, DataURL: url}}}
-	return routing.Assemble(res, dialect, contracts.LocaleZH, routing.Formats{ToolResultMedia: toolResultMedia})
+	return routing.Assemble(res, dialect, contracts.LocaleZH, f)
 }
 
 // toolResult is the tool's answer to call i and the follow-up messages of its assembly.
 func toolResult(s Session, i int) []string {
-	a := Assembly(s.Dialect, s.ToolResultMedia, s.Media(i), fmt.Sprintf("Screenshot %d:", i))
+	f := routing.Formats{ToolResultMedia: s.ToolResultMedia, StrictToolOrdering: s.StrictToolOrdering}
+	a := Assembly(s.Dialect, f, s.Media(i), fmt.Sprintf("Screenshot %d:", i))
 	id := str(fmt.Sprintf("call_%d", i))
 	content := string(a.ToolContent)
 	var out []string
