@@ -31,7 +31,7 @@ type message struct {
 	// bridge: an assistant message between a tool result and a follow-up (ordering-strict
 	// providers).
 	bridge bool
-	turn     int
+	turn   int
 }
 
 // partList is a list of content parts of a message.
