@@ -513,10 +513,17 @@ func (r *Registry) Formats(serviceID, fallbackProvider string) routing.Formats {
 }
 
 // entryFormats are e's formats when servedBy serves it.
+// The host's formats, limits and tool ordering apply (its API receives the parts); the token rule
+// stays the model's own provider's when it has one (a Claude model counts an image as Claude
+// does, on Bedrock or OpenRouter alike).
 func (r *Registry) entryFormats(e *entry, servedBy string) routing.Formats {
 	if servedBy != "" && servedBy != e.provider {
 		if _, ok := r.providers[servedBy]; ok {
-			return r.formatsUnder(e, servedBy)
+			f := r.formatsUnder(e, servedBy)
+			if e.formats.Tokens != "" {
+				f.Tokens = e.formats.Tokens
+			}
+			return f
 		}
 	}
 	return e.formats

@@ -379,3 +379,21 @@ func TestExtendsBuiltin(t *testing.T) {
 		t.Errorf("extends catalogue: %v, want ErrInvalid naming the one value", err)
 	}
 }
+
+// TestServedByKeepsTheModelsTokenRule: a name that says who serves the model takes that host's
+// formats and limits, and the model's own provider's token rule.
+func TestServedByKeepsTheModelsTokenRule(t *testing.T) {
+	t.Parallel()
+	r := llmservices.Default()
+	for _, tt := range []struct{ name, image, tokens string }{
+		{"openrouter/anthropic/claude-3.5-sonnet", "webp", contracts.UsageAnthropicPixels}, // openrouter's images, Claude's tokens
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "gif", contracts.UsageAnthropicPixels},
+		{"openrouter/openai/gpt-4o", "webp", contracts.UsageOpenAITiles},
+		{"vertex_ai/gemini-2.5-pro", "heic", contracts.UsageGeminiTiles}, // no vertex block: Google's own
+	} {
+		f := r.Formats(tt.name, "")
+		if !slices.Contains(f.Image, tt.image) || f.Tokens != tt.tokens {
+			t.Errorf("%s: images %v tokens %q, want %s among them and %q", tt.name, f.Image, f.Tokens, tt.image, tt.tokens)
+		}
+	}
+}
