@@ -13,11 +13,12 @@ const (
 	DialectAnthropic       = "anthropic"        // Anthropic Messages
 	DialectGemini          = "gemini"           // Google Gemini generateContent
 	DialectBedrockConverse = "bedrock-converse" // Amazon Bedrock Converse
-	DialectLangChain       = "langchain"        // LangChain ToolMessage, v1 standard content blocks
+	DialectLangChain       = "langchain"        // LangChain ToolMessage, v1 standard content blocks (Python: base64, mime_type)
+	DialectLangChainJS     = "langchain-js"     // LangChain.js ToolMessage, standard content blocks (data, mimeType)
 )
 
 // Dialects lists every dialect, the default (openai-chat) first.
-var Dialects = []string{DialectOpenAIChat, DialectOpenAIResponses, DialectAnthropic, DialectGemini, DialectBedrockConverse, DialectLangChain}
+var Dialects = []string{DialectOpenAIChat, DialectOpenAIResponses, DialectAnthropic, DialectGemini, DialectBedrockConverse, DialectLangChain, DialectLangChainJS}
 
 // Locales of human-readable text produced by the worker. Chinese is the default, as in the seeds.
 const (

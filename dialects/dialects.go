@@ -167,6 +167,13 @@ var table = []*Dialect{
 		Media:    InToolResult, ToolContent: langchainContent, Text: TextBlocks,
 		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`},
 	},
+	{
+		Name: contracts.DialectLangChainJS, Tokens: contracts.UsageOpenAITiles,
+		// LangChain.js standard blocks: the same kinds as langchain, with data and mimeType.
+		Carriage: Carriage{Any: true},
+		Media:    InToolResult, ToolContent: langchainJSContent, Text: TextBlocks,
+		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`},
+	},
 }
 
 var byName = func() map[string]*Dialect {

@@ -184,6 +184,45 @@ func langchainContent(text string, m Media) json.RawMessage {
 	return marshal(blocks)
 }
 
+// langchainJSContent is a LangChain.js ToolMessage's content in standard content blocks: text,
+// then an image, file, audio or video block with data (base64) and mimeType; a file's name in
+// metadata.filename, where LangChain.js's provider converters read it.
+func langchainJSContent(text string, m Media) json.RawMessage {
+	blocks := make([]any, 0, 2)
+	if text != "" {
+		blocks = append(blocks, textPart{Type: "text", Text: text})
+	}
+	b := langchainJSBlock{Data: m.Data, MimeType: m.MIME}
+	switch m.Kind {
+	case contracts.BinaryImage:
+		b.Type = "image"
+	case contracts.BinaryDocument:
+		b.Type = "file"
+		if m.Filename != "" {
+			b.Metadata = &langchainJSMetadata{Filename: m.Filename}
+		}
+	case contracts.BinaryAudio:
+		b.Type = "audio"
+	case contracts.BinaryVideo:
+		b.Type = "video"
+	}
+	if b.Type != "" {
+		blocks = append(blocks, b)
+	}
+	return marshal(blocks)
+}
+
+type langchainJSBlock struct {
+	Type     string               `json:"type"`
+	Data     string               `json:"data"`
+	MimeType string               `json:"mimeType"`
+	Metadata *langchainJSMetadata `json:"metadata,omitempty"`
+}
+
+type langchainJSMetadata struct {
+	Filename string `json:"filename"`
+}
+
 type textPart struct {
 	Type string `json:"type"`
 	Text string `json:"text"`

@@ -120,3 +120,29 @@ func TestStrictToolOrdering(t *testing.T) {
 		t.Errorf("a text result got a follow-up: %+v", got.FollowUp)
 	}
 }
+
+// TestLangChainJS: langchain-js carries what langchain does, in LangChain.js's block shape (data,
+// mimeType, metadata.filename) instead of langchain-core Python's (base64, mime_type, extras).
+func TestLangChainJS(t *testing.T) {
+	pdf := routing.Route(routing.Input{ID: "a1", Filename: "r.pdf", Content: testfiles.PDF(), Capabilities: routing.NewCapabilities("file"), Dialect: "langchain-js"})
+	png := routing.Route(routing.Input{ID: "a2", Filename: "c.png", Content: testfiles.PNG(2, 2), Capabilities: routing.NewCapabilities("vision"), Dialect: "langchain-js"})
+	for _, tt := range []struct {
+		res  contracts.ContentRouteResult
+		want string
+	}{
+		{pdf, `[{"type":"text","text":` + jsonOf(pdf.Content) + `},{"type":"file","data":"` + pdf.File.File.Data + `","mimeType":"application/pdf","metadata":{"filename":"r.pdf"}}]`},
+		{png, `[{"type":"text","text":` + jsonOf(png.Content) + `},{"type":"image","data":"` + strings.TrimPrefix(png.ImageURL.ImageURL.URL, "data:image/png;base64,") + `","mimeType":"image/png"}]`},
+	} {
+		a := routing.Assemble(tt.res, " LangChain-JS ", "", routing.DefaultFormats())
+		if a.Dialect != contracts.DialectLangChainJS || string(a.ToolContent) != tt.want || len(a.FollowUp) != 0 {
+			t.Errorf("assembly %s %s, want %s", a.Dialect, a.ToolContent, tt.want)
+		}
+		py := routing.Assemble(tt.res, contracts.DialectLangChain, "", routing.DefaultFormats())
+		if strings.Contains(string(a.ToolContent), `"base64"`) || !strings.Contains(string(py.ToolContent), `"base64"`) {
+			t.Error("the two LangChain shapes are not told apart")
+		}
+	}
+	if a := routing.AssembleText("", contracts.DialectLangChainJS); string(a.ToolContent) != `[]` {
+		t.Errorf("empty text: %s", a.ToolContent)
+	}
+}

@@ -53,28 +53,56 @@ var sent = map[string][]string{
 	contracts.DialectGemini:          {"pdf", "wav", "mp3", "ogg", "flac", "mp4"},
 	contracts.DialectBedrockConverse: {"pdf", "docx"},
 	contracts.DialectLangChain:       {"pdf", "wav", "mp3", "mp4"},
+	contracts.DialectLangChainJS:     {"pdf", "wav", "mp3", "mp4"},
 }
 
 var allCaps = routing.NewCapabilities("text", "vision", "file", "audio", "video")
 
-// variant is a dialect and, for gemini, where the model takes a tool result's media.
-type variant struct{ dialect, toolResultMedia string }
+// variant is a dialect and, for gemini, where the model takes a tool result's media; for
+// openai-chat, whether the provider rejects a user message right after a tool message.
+type variant struct {
+	dialect, toolResultMedia string
+	strict                   bool
+}
 
 func (v variant) String() string {
-	if v.toolResultMedia == "" {
+	switch {
+	case v.strict:
+		return v.dialect + "/strictToolOrdering"
+	case v.toolResultMedia == "":
 		return v.dialect
 	}
 	return v.dialect + "/" + v.toolResultMedia
 }
 
+// formats is what the registry says of the variant's model that the assembly reads.
+func (v variant) formats() routing.Formats {
+	return routing.Formats{ToolResultMedia: v.toolResultMedia, StrictToolOrdering: v.strict}
+}
+
+// mediaMessages is the roles of the messages that carry one call's media after the answers.
+func (v variant) mediaMessages() []string {
+	switch {
+	case v.strict:
+		return []string{"assistant", "user"}
+	case v.followsUp():
+		return []string{"user"}
+	}
+	return nil
+}
+
 // variants is every dialect, gemini twice: Gemini 3 models take media inside the functionResponse,
-// older ones in a user turn after it (PROVIDERS.md).
+// older ones in a user turn after it; openai-chat twice: for an ordering-strict provider (Mistral)
+// an assistant message goes before the media (docs/design.md, "Ordering-strict providers").
 var variants = func() []variant {
 	var out []variant
 	for _, d := range contracts.Dialects {
 		if d == contracts.DialectGemini {
-			out = append(out, variant{d, routing.ToolResultMediaInline}, variant{d, routing.ToolResultMediaFollowUp})
+			out = append(out, variant{dialect: d, toolResultMedia: routing.ToolResultMediaInline}, variant{dialect: d, toolResultMedia: routing.ToolResultMediaFollowUp})
 			continue
+		}
+		if d == contracts.DialectOpenAIChat {
+			out = append(out, variant{dialect: d, strict: true})
 		}
 		out = append(out, variant{dialect: d})
 	}
@@ -106,7 +134,7 @@ func TestDialectsDecodeIntoSDKTypes(t *testing.T) {
 			for _, f := range fixtures() {
 				t.Run(f.name, func(t *testing.T) {
 					res := route(f, d)
-					turn, err := client.Turn([]client.ToolResult{{CallID: "call_1", Name: "get_artifact", Assembly: routing.Assemble(res, d, "", routing.Formats{ToolResultMedia: v.toolResultMedia})}})
+					turn, err := client.Turn([]client.ToolResult{{CallID: "call_1", Name: "get_artifact", Assembly: routing.Assemble(res, d, "en", v.formats())}})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -116,9 +144,10 @@ func TestDialectsDecodeIntoSDKTypes(t *testing.T) {
 					if got := p.total(); got != map[bool]int{true: 1, false: 0}[wantSent] {
 						t.Fatalf("%d media parts, want sent=%v; routing %s, content %q", got, wantSent, res.Routing, res.Content)
 					}
-					if wantFollowUp := wantSent && v.followsUp(); (len(roles) == 2) != wantFollowUp {
-						t.Errorf("roles %v: want a follow-up message: %v", roles, wantFollowUp)
+					if want := map[bool]int{true: 1 + len(v.mediaMessages()), false: 1}[wantSent]; len(roles) != want {
+						t.Errorf("roles %v: want %d messages (media sent: %v)", roles, want, wantSent)
 					}
+					checkOrdering(t, v, roles)
 					b64 := base64.StdEncoding.EncodeToString(f.data)
 					if f.name != "text" && strings.Contains(string(joined(turn)), b64[:min(64, len(b64))]) && !wantSent {
 						t.Errorf("a described artifact's bytes are in the turn")
@@ -175,7 +204,7 @@ func TestParallelCalls(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d calls", v, len(names)), func(t *testing.T) {
 				var results []client.ToolResult
 				for i, n := range names {
-					results = append(results, client.ToolResult{CallID: fmt.Sprintf("call_%d", i+1), Name: "get_artifact", Assembly: routing.Assemble(route(byName[n], d), d, "", routing.Formats{ToolResultMedia: v.toolResultMedia})})
+					results = append(results, client.ToolResult{CallID: fmt.Sprintf("call_%d", i+1), Name: "get_artifact", Assembly: routing.Assemble(route(byName[n], d), d, "en", v.formats())})
 				}
 				turn, err := client.Turn(results)
 				if err != nil {
@@ -192,15 +221,20 @@ func TestParallelCalls(t *testing.T) {
 					contracts.DialectGemini:          {"user"},
 					contracts.DialectBedrockConverse: {"user"},
 					contracts.DialectLangChain:       slices.Repeat([]string{"tool"}, len(names)),
+					contracts.DialectLangChainJS:     slices.Repeat([]string{"tool"}, len(names)),
 				}[d]
+				if v.strict { // the answers, then the bridge and the media of each call with media
+					want = append(slices.Repeat([]string{"tool"}, len(names)), "assistant", "user", "assistant", "user")
+				}
+				checkOrdering(t, v, roles)
 				if d == contracts.DialectGemini && v.followsUp() { // the responses, then the media of call 1 and of the last call
 					want = []string{"user", "user", "user"}
 				}
 				if !slices.Equal(roles, want) {
 					t.Errorf("roles %v, want %v", roles, want)
 				}
-				if n := len(turn); v.followsUp() && n >= 2 && (!strings.Contains(string(turn[n-2]), "image/png") || !strings.Contains(string(turn[n-1]), "application/pdf")) {
-					t.Errorf("follow-ups are not in call order (the image's, then the PDF's): %.200s ... %.200s", turn[n-2], turn[n-1])
+				if n, k := len(turn), len(v.mediaMessages()); v.followsUp() && n >= 2*k && (!strings.Contains(string(turn[n-1-k]), "image/png") || !strings.Contains(string(turn[n-1]), "application/pdf")) {
+					t.Errorf("follow-ups are not in call order (the image's, then the PDF's): %.200s ... %.200s", turn[n-1-k], turn[n-1])
 				}
 				// Call ids appear once each, in call order.
 				all := string(joined(turn))
@@ -244,14 +278,15 @@ func TestHistoryImages(t *testing.T) {
 	for _, v := range variants {
 		d := v.dialect
 		t.Run(v.String(), func(t *testing.T) {
-			turn, err := client.Turn([]client.ToolResult{{CallID: "c1", Name: "get_history_image", Assembly: routing.AssembleImage("image/jpeg", data, "[Picture:history_x]", d, "", routing.Formats{ToolResultMedia: v.toolResultMedia})}})
+			turn, err := client.Turn([]client.ToolResult{{CallID: "c1", Name: "get_history_image", Assembly: routing.AssembleImage("image/jpeg", data, "[Picture:history_x]", d, "", v.formats())}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			roles, p := decoders[d](t, turn)
-			if p.images != 1 || (len(roles) == 2) != v.followsUp() {
-				t.Errorf("parts %+v, roles %v; want one image, a follow-up: %v", p, roles, v.followsUp())
+			if want := append([]string{roles[0]}, v.mediaMessages()...); p.images != 1 || !slices.Equal(roles, want) {
+				t.Errorf("parts %+v, roles %v; want one image, roles %v", p, roles, want)
 			}
+			checkOrdering(t, v, roles)
 		})
 	}
 }
@@ -275,6 +310,8 @@ func TestDecodersRejectDrift(t *testing.T) {
 			`{"role":"user","parts":[{"functionResponse":{"id":"d","name":"f","response":{"output":"y"}}}]}`},
 		{contracts.DialectBedrockConverse, `{"role":"user","content":[{"toolResult":{"toolUseId":"c","status":"success","content":[{"image":{"format":"bmp","source":{"bytes":"` + png + `"}}}]}}]}`},
 		{contracts.DialectLangChain, `{"role":"tool","tool_call_id":"c","content":[{"type":"image","source_type":"base64","data":"` + png + `","mime_type":"image/png"}]}`},
+		{contracts.DialectLangChainJS, `{"role":"tool","tool_call_id":"c","content":[{"type":"image","base64":"` + png + `","mime_type":"image/png"}]}`},
+		{contracts.DialectLangChainJS, `{"role":"tool","tool_call_id":"c","content":[{"type":"file","data":"` + png + `","mimeType":"application/pdf","extras":{"filename":"a.pdf"}}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dialect, func(t *testing.T) {
@@ -305,4 +342,17 @@ func (r *recorder) Fatalf(f string, a ...any) { r.failed = true; panic(fmt.Sprin
 func joined(turn []json.RawMessage) []byte {
 	b, _ := json.Marshal(turn)
 	return b
+}
+
+// checkOrdering: for an ordering-strict provider, no user message follows a tool message.
+func checkOrdering(t *testing.T, v variant, roles []string) {
+	t.Helper()
+	if !v.strict {
+		return
+	}
+	for i := 1; i < len(roles); i++ {
+		if roles[i-1] == "tool" && roles[i] == "user" {
+			t.Errorf("roles %v: a user message right after a tool message", roles)
+		}
+	}
 }

@@ -46,6 +46,7 @@ var decoders = map[string]func(t reporter, turn []json.RawMessage) (roles []stri
 	contracts.DialectGemini:          decodeGemini,
 	contracts.DialectBedrockConverse: decodeBedrock,
 	contracts.DialectLangChain:       decodeLangChain,
+	contracts.DialectLangChainJS:     decodeLangChainJS,
 }
 
 func decodeOpenAIChat(t reporter, turn []json.RawMessage) ([]string, parts) {
@@ -61,6 +62,11 @@ func decodeOpenAIChat(t reporter, turn []json.RawMessage) ([]string, parts) {
 			roles = append(roles, "tool")
 			if !m.OfTool.Content.OfString.Valid() {
 				t.Errorf("tool message content is not a string: %s", raw)
+			}
+		case m.OfAssistant != nil:
+			roles = append(roles, "assistant")
+			if !m.OfAssistant.Content.OfString.Valid() || len(m.OfAssistant.ToolCalls) > 0 {
+				t.Errorf("assistant message is not plain text: %s", raw)
 			}
 		case m.OfUser != nil:
 			roles = append(roles, "user")
@@ -81,7 +87,7 @@ func decodeOpenAIChat(t reporter, turn []json.RawMessage) ([]string, parts) {
 				}
 			}
 		default:
-			t.Fatalf("message is neither tool nor user: %s", raw)
+			t.Fatalf("message is neither tool, assistant nor user: %s", raw)
 		}
 	}
 	return roles, p
@@ -379,6 +385,67 @@ func decodeLangChain(t reporter, turn []json.RawMessage) ([]string, parts) {
 				p.documents++
 				if name, _ := b.Extras["filename"].(string); name == "" {
 					t.Errorf("file block without extras.filename (OpenAI needs a filename for PDFs)")
+				}
+			case "audio":
+				p.audio++
+			case "video":
+				p.video++
+			default:
+				t.Errorf("unknown block type %q", b.Type)
+			}
+		}
+	}
+	return roles, p
+}
+
+// LangChain.js has no Go SDK either: ToolMessage dicts and standard content blocks are checked
+// against @langchain/core's types (messages/content: ContentBlock.Text and ContentBlock.Multimodal
+// Image, Audio, Video, File with data and mimeType): only their keys, with the required ones set.
+
+type lcjsToolMessage struct {
+	Role       string      `json:"role"`
+	ToolCallID string      `json:"tool_call_id"`
+	Name       string      `json:"name,omitempty"`
+	Content    []lcjsBlock `json:"content"`
+}
+
+type lcjsBlock struct {
+	Type     string         `json:"type"`
+	Text     *string        `json:"text,omitempty"`
+	Data     string         `json:"data,omitempty"`
+	MimeType string         `json:"mimeType,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+func decodeLangChainJS(t reporter, turn []json.RawMessage) ([]string, parts) {
+	t.Helper()
+	var roles []string
+	var p parts
+	for _, raw := range turn {
+		var m lcjsToolMessage
+		strictUnmarshal(t, raw, &m)
+		if m.Role != "tool" || m.ToolCallID == "" {
+			t.Fatalf("not a tool message with tool_call_id: %s", raw)
+		}
+		roles = append(roles, m.Role)
+		for _, b := range m.Content {
+			if b.Type == "text" {
+				if b.Text == nil || b.Data != "" || b.MimeType != "" {
+					t.Errorf("text block %+v", b)
+				}
+				continue
+			}
+			if b.Text != nil || b.MimeType == "" {
+				t.Errorf("%s block without mimeType or with text: %+v", b.Type, b)
+			}
+			mustBase64(t, b.Data)
+			switch b.Type {
+			case "image":
+				p.images++
+			case "file":
+				p.documents++
+				if name, _ := b.Metadata["filename"].(string); name == "" {
+					t.Errorf("file block without metadata.filename (OpenAI needs a filename for PDFs)")
 				}
 			case "audio":
 				p.audio++

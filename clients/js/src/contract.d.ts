@@ -5,7 +5,7 @@
 type Open<T extends string> = T | (string & {});
 
 export type Capability = Open<"text" | "vision" | "file" | "audio" | "video">;
-export type Dialect = Open<"openai-chat" | "openai-responses" | "anthropic" | "gemini" | "bedrock-converse" | "langchain">;
+export type Dialect = Open<"openai-chat" | "openai-responses" | "anthropic" | "gemini" | "bedrock-converse" | "langchain" | "langchain-js">;
 export type Locale = Open<"zh" | "en">;
 /** Where a reply carries the media: both (default), result (imageUrl/file or content only), assembly (assembly only). */
 export type Media = Open<"both" | "result" | "assembly">;

@@ -15,4 +15,5 @@ export const DIALECT_TABLE = Object.freeze({
   "gemini": {"text":"geminiResponse","turn":{"group":"parts","answer":{"functionResponse":{"...":"$content","id":"$id","name":"$name"}},"followUpBody":"parts"}},
   "bedrock-converse": {"text":"bedrockBlocks","turn":{"group":"content","answer":{"toolResult":{"toolUseId":"$id","content":"$content","status":"$status"}}}},
   "langchain": {"text":"blocks","turn":{"answer":{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}}},
+  "langchain-js": {"text":"blocks","turn":{"answer":{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}}},
 });

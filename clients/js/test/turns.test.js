@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { assembleTurn, WorkerError } from "../src/index.js";
 
 const cases = JSON.parse(readFileSync(new URL("./testdata/turns.json", import.meta.url), "utf8"));
-const dialects = ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock-converse", "langchain"];
+const dialects = ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock-converse", "langchain", "langchain-js"];
 
 // call is a fixture call as the runtime holds it: a result, a WorkerError (the worker's error
 // reply), or a client-side error (a timeout: no code, no assembly).
@@ -74,6 +74,7 @@ test("every call is answered once, in call order, in the dialect's place", () =>
         assert.deepEqual(turn[0].content.map((b) => b.toolResult.status), c.calls.map((x) => (x.error ? "error" : "success")), c.name);
         break;
       case "langchain":
+      case "langchain-js":
         assert.deepEqual(turn.map((m) => [m.role, m.tool_call_id, m.name]), c.calls.map((x) => ["tool", x.id, x.name]), c.name);
         break;
       default:

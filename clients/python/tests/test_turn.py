@@ -74,7 +74,7 @@ class TurnTest(unittest.TestCase):
                     self.assertEqual([b["toolUseId"] for b in blocks], ids)
                     self.assertEqual([b["status"] for b in blocks], ["error" if x.get("error") else "success" for x in c["calls"]])
                     self.assertTrue(all(b["content"] for b in blocks))
-                elif d == "langchain":
+                elif d in ("langchain", "langchain-js"):
                     self.assertEqual([(m["role"], m["tool_call_id"], m["name"]) for m in turn],
                                      [("tool", x["id"], x["name"]) for x in c["calls"]])
                 else:

@@ -35,6 +35,8 @@ TABLE: Dict[str, Dict[str, Any]] = {
         "group": "content", "answer": {"toolResult": {"toolUseId": "$id", "content": "$content", "status": "$status"}}}},
     "langchain": {"text": "blocks", "turn": {
         "answer": {"role": "tool", "tool_call_id": "$id", "name": "$name?", "content": "$content"}}},
+    "langchain-js": {"text": "blocks", "turn": {
+        "answer": {"role": "tool", "tool_call_id": "$id", "name": "$name?", "content": "$content"}}},
 }
 
 #: Dialect names, the default (openai-chat) first.
