@@ -103,6 +103,8 @@ export declare class WorkerClient {
   readonly nc: NatsConnection;
   /** Reconnects of nc seen so far: a call waiting for its reply asks again after one (a reply sent meanwhile is lost). */
   reconnects: number;
+  /** The server's max payload (the last one seen while nats.js reconnects). */
+  maxPayload(): number;
   close(): Promise<void>;
   claims(): Promise<ObjectStore>;
   call<S extends Subject>(subject: S, request: RequestOf<S>, opts?: CallOptions): Promise<ResultOf<S>>;

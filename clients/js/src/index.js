@@ -156,6 +156,7 @@ export class WorkerClient {
     this.storeAttemptTimeout = opts.storeAttemptTimeout ?? STORE_ATTEMPT_TIMEOUT_MS;
     this.ownsConnection = false;
     this.claimsPromise = null;
+    this.lastMaxPayload = nc.info?.max_payload;
     /** Reconnects of nc seen so far (a call asks again after one: a reply sent meanwhile is lost). */
     this.reconnects = 0;
     (async () => {
@@ -169,6 +170,16 @@ export class WorkerClient {
     const c = new WorkerClient(nc, opts);
     c.ownsConnection = true;
     return c;
+  }
+
+  /**
+   * The server's max payload: nats.js has no server info while it reconnects, so the last one
+   * seen stands in (1 MiB, the server default, before any).
+   */
+  maxPayload() {
+    const n = this.nc.info?.max_payload;
+    if (n) this.lastMaxPayload = n;
+    return this.lastMaxPayload ?? 1024 * 1024;
   }
 
   /** Closes the connection if this client opened it. */
@@ -240,7 +251,7 @@ export class WorkerClient {
       h.set(HEADER_DEADLINE, new Date(deadline).toISOString());
       if (msgId) h.set("Nats-Msg-Id", msgId);
       let data = body;
-      if (body.length > this.nc.info.max_payload - HEADROOM) {
+      if (body.length > this.maxPayload() - HEADROOM) {
         const name = "claim_" + randomHex(16);
         await store.run(async () => (await this.claims()).putBlob({ name }, body));
         h.set("Claim-Check", name);
