@@ -1,30 +1,40 @@
 // LangChain JS (@langchain/core 1.x) tools over the worker: what get_artifact and get_history_image
 // return is a ToolMessage of LangChain.js standard content blocks (text, image, file, audio, video:
-// `data` + `mimeType`), which LangChain's chat models send as media.
+// `data` + `mimeType`; the worker's langchain-js dialect), which LangChain's chat models send as media.
 import { tool } from "@langchain/core/tools";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { WorkerError } from "./index.js";
-import { callTool, resultParts, toolSpecs } from "./tools.js";
+import { TOOL_SUBJECTS, resultParts, toolSpecs } from "./tools.js";
 
 /**
  * The tools get_artifact and get_history_image (in that order) as LangChain tools. Invoked with a
- * tool call (`tool.invoke(aiMessage.tool_calls[0])`), each returns a ToolMessage whose content is
- * the result's blocks (toContentBlocks), fitted to opts.serviceId (or opts.capabilities); a call
- * the worker answers with an error gives an error ToolMessage (status "error") with its message.
+ * tool call, each returns a ToolMessage whose content is the worker's assembly in its
+ * `langchain-js` dialect (LangChain.js standard blocks), fitted to opts.serviceId (or
+ * opts.capabilities); a call the worker answers with an error gives an error ToolMessage (status
+ * "error") with the tool result the worker made for it.
  * @param {import("./index.js").WorkerClient} worker
  * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number}} [opts]
  */
 export function artifactTools(worker, opts = {}) {
   return toolSpecs(opts.locale ?? "en").map((spec) => tool(
     async (args, config) => {
+      const request = {
+        ...(spec.name === "get_artifact" ? { ref: args?.ref } : { image_md5: args?.image_md5 }),
+        ...(opts.serviceId ? { service_id: opts.serviceId } : {}),
+        ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
+        ...(opts.locale ? { locale: opts.locale } : {}),
+        dialect: "langchain-js", media: "assembly",
+      };
       try {
-        return toContentBlocks(await callTool(worker, spec.name, args, opts));
+        const result = await worker.call(TOOL_SUBJECTS[spec.name], request, opts.timeout ? { timeout: opts.timeout } : {});
+        return toStandardBlocks(result.assembly.toolContent);
       } catch (err) {
         // The worker's answer to a failed call (not found, bad reference, ...) is for the model, in
         // the request's locale: an error ToolMessage, not an exception ending the agent's loop.
         if (!(err instanceof WorkerError)) throw err;
+        const content = err.error.assembly ? toStandardBlocks(err.error.assembly.toolContent) : err.error.message;
         const id = config?.toolCall?.id;
-        return id ? new ToolMessage({ content: err.error.message, tool_call_id: id, name: spec.name, status: "error" }) : err.error.message;
+        return id ? new ToolMessage({ content, tool_call_id: id, name: spec.name, status: "error" }) : content;
       }
     },
     { name: spec.name, description: spec.description, schema: spec.parameters },
@@ -32,7 +42,8 @@ export function artifactTools(worker, opts = {}) {
 }
 
 /**
- * A result as LangChain.js standard content blocks: {type:"text", text}, then the media as
+ * A result asked with media "result" (tools.js callTool) as LangChain.js standard content blocks
+ * (what the worker's langchain-js dialect gives): {type:"text", text}, then the media as
  * {type:"image"|"audio"|"video"|"file", data, mimeType} (a file's name in metadata.filename, where
  * LangChain's OpenAI converter reads it).
  * @param {object} result what the worker answered get_artifact (media "result") or get_history_image (as the tools ask)

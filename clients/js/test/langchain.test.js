@@ -48,13 +48,16 @@ test("langchain: a tool returns a ToolMessage whose standard content blocks Lang
   assertNoBase64InText(img.content, png);
 });
 
-test("langchain: a failed call is an error ToolMessage with the worker's message, not an exception", async () => {
+test("langchain: a failed call is an error ToolMessage with the worker's tool result for it, not an exception", async () => {
   const [get] = artifactTools(worker, { serviceId: "gpt-4o", locale: "en" });
   const msg = await get.invoke({ id: "call_x", name: "get_artifact", args: { ref: "artifact:" + randomId("missing") }, type: "tool_call" });
   assert.ok(ToolMessage.isInstance(msg));
   assert.equal(msg.status, "error");
   assert.equal(msg.tool_call_id, "call_x");
-  assert.equal(msg.content, "The artifact does not exist or has been deleted");
+  // The worker's tool result for the failure, in the langchain-js dialect: its JSON error object as text.
+  assert.equal(msg.contentBlocks.length, 1);
+  const { error, message } = JSON.parse(msg.contentBlocks[0].text);
+  assert.deepEqual([error, message], ["artifact_not_found", "The artifact does not exist or has been deleted"]);
 });
 
 test("langchain: a model without vision gets the description as text", async () => {
@@ -100,6 +103,12 @@ test("langchain: the worker's langchain dialect (Python's block shape) becomes b
   assert.deepEqual(new ToolMessage({ tool_call_id: "c2", content: toStandardBlocks(doc) }).contentBlocks.at(-1),
     { type: "file", data: pdf, mimeType: "application/pdf", metadata: { filename: "report.pdf" } });
   assert.equal(toStandardBlocks("text"), "text");
+  // The worker's langchain-js dialect is the same blocks, chosen by its name.
+  const js = async (ref) => (await worker.getArtifact({ ref, service_id: "gpt-4o", dialect: "langchain-js", locale: "en" })).assembly;
+  const [jsImg, jsDoc] = [await js(pngRef), await js(pdfRef)];
+  assert.equal(jsImg.dialect, "langchain-js");
+  assert.deepEqual(jsImg.toolContent, toStandardBlocks(img));
+  assert.deepEqual(jsDoc.toolContent, toStandardBlocks(doc));
   // mediaAsHumanMessage takes either shape: ChatOpenAI sends the Python-shaped image as image_url.
   let body;
   const fetch = async (_url, init) => {
