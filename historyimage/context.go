@@ -31,7 +31,11 @@ type message struct {
 	// bridge: an assistant message between a tool result and a follow-up (ordering-strict
 	// providers).
 	bridge bool
-	turn   int
+	// textOnly: its content is a string and it calls no tool; chatMedia: its content list holds
+	// an OpenAI chat media part (image_url, file, input_audio). What a bridge and the follow-up
+	// after it look like.
+	textOnly, chatMedia bool
+	turn                int
 }
 
 // partList is a list of content parts of a message.
@@ -105,8 +109,9 @@ func (b rawJSON) messages(dialect string) ([]message, error) {
 		if m.role == roleModel {
 			// For a provider that rejects a user message right after a tool message, the
 			// assembly puts an assistant message (a bridge) before each follow-up: it ends no turn.
-			m.bridge = i > 0 && (msgs[i-1].toolish || msgs[i-1].followUp) && i+1 < len(msgs) &&
-				msgs[i+1].role == roleUser && len(msgs[i+1].lists) > 0 && !msgs[i+1].toolish
+			m.bridge = m.textOnly && (dialect == "" || dialect == contracts.DialectOpenAIChat) &&
+				i > 0 && (msgs[i-1].toolish || msgs[i-1].followUp) && i+1 < len(msgs) &&
+				msgs[i+1].role == roleUser && !msgs[i+1].toolish && msgs[i+1].chatMedia
 			fresh = fresh || !m.bridge
 			continue
 		}
@@ -199,6 +204,22 @@ func (b rawJSON) message(dialect string, n int, s span) (message, error) {
 	}
 	if typed && t == "function_call_output" || strings.HasSuffix(t, "_call_output") {
 		m.toolish = true
+	}
+	var calls span
+	b.pick(s.start, member{"tool_calls", &calls})
+	m.textOnly = content.ok() && b.kind(content) == '"' && !calls.ok()
+	if content.ok() && b.kind(content) == '[' {
+		_ = b.elems(content.start, func(_, start, end int) error {
+			if b.kind(span{start, end}) == '{' {
+				var typ span
+				b.pick(start, member{"type", &typ})
+				switch t, _ := b.str(typ); t {
+				case "image_url", "file", "input_audio":
+					m.chatMedia = true
+				}
+			}
+			return nil
+		})
 	}
 	return m, nil
 }

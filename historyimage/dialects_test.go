@@ -309,3 +309,27 @@ func parts(m map[string]any) []any {
 	p, _ := m["content"].([]any)
 	return p
 }
+
+// A functionResponse whose parts all go loses its parts member (with its comma, wherever it is:
+// the SDKs drop an empty list); its other members stay; the placeholder follows it. A model reply
+// between a tool result and the person's next message is no bridge: the person's turn is new.
+func TestPreprocessGeminiFunctionResponseParts(t *testing.T) {
+	const tail = `,{"role":"model","parts":[{"text":"ok"}]},{"role":"user","parts":[{"text":"last"}]}]`
+	inline := `{"inlineData":{"mimeType":"image/png","data":"$A"}}`
+	ph := `{"text":"[Picture:history_` + md5hex(imgA) + `"}`
+	ph = ph[:len(ph)-2] + `]"}`
+	tests := []struct{ in, want string }{
+		{`[{"role":"user","parts":[{"functionResponse":{"id":"c","name":"n","response":{"output":"x"},"parts":[` + inline + `]}}]}`,
+			`[{"role":"user","parts":[{"functionResponse":{"id":"c","name":"n","response":{"output":"x"}}},` + ph + `]}`},
+		{`[{"role":"user","parts":[{"functionResponse":{"parts":[` + inline + `] , "id":"c","name":"n","response":{}}}]}`,
+			`[{"role":"user","parts":[{"functionResponse":{"id":"c","name":"n","response":{}}},` + ph + `]}`},
+		{`[{"role":"user","parts":[{"functionResponse":{"parts":[` + inline + `,{"fileData":{"fileUri":"gs://b/x"}}],"id":"c","name":"n","response":{}}}]}`,
+			`[{"role":"user","parts":[{"functionResponse":{"parts":[{"fileData":{"fileUri":"gs://b/x"}}],"id":"c","name":"n","response":{}}},` + ph + `]}`},
+	}
+	for i, tt := range tests {
+		out, rep, err := historyimage.PreprocessWith(t.Context(), json.RawMessage(expand(tt.in+tail)), newMemPutter(), historyimage.Options{Dialect: contracts.DialectGemini, KeepTurns: 1})
+		if err != nil || rep.Stats.ImagesReplaced != 1 || string(out) != expand(tt.want+tail) {
+			t.Errorf("%d: %v %+v\n got %.300s\nwant %.300s", i, err, rep.Stats, out, expand(tt.want+tail))
+		}
+	}
+}

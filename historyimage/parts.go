@@ -51,6 +51,8 @@ type partInfo struct {
 	// none, or it is a string); nestedPath is its JSON path.
 	nested     span
 	nestedPath string
+	// member is the whole "parts" member (key to value) of a functionResponse.
+	member span
 }
 
 // partFields are the members of a typed part (one with a "type") that matter here.
@@ -208,11 +210,13 @@ func (b rawJSON) classifyUntyped(s span, path string) partInfo {
 		}
 		p := partInfo{class: partFuncResp}
 		if b.kind(v) == '{' {
-			var parts span
-			b.pick(v.start, member{"parts", &parts})
-			if parts.ok() && b.kind(parts) == '[' {
-				p.nested, p.nestedPath = parts, path+"."+key+".parts"
-			}
+			_ = b.fields(v.start, func(k []byte, start, end int) error {
+				if keyIs(k, "parts") && b[start] == '[' {
+					p.nested, p.nestedPath = span{start, end}, path+"."+key+".parts"
+					p.member = span{cap(b) - cap(k), end} // k is b[keyStart:...]
+				}
+				return nil
+			})
 		}
 		return p
 	case toolResult.ok():

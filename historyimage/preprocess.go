@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/rawjson"
 )
 
 // Image is a cached history medium (an image, or a document, audio or video: the name stays from
@@ -259,6 +260,7 @@ type candidate struct {
 // frGroup is the parts list of a Gemini functionResponse some of whose parts are candidates.
 type frGroup struct {
 	list   span   // functionResponse.parts
+	member span   // the whole "parts" member, removed when no part is left
 	elems  []span // its elements
 	after  int    // the end of the part holding the functionResponse: where text parts go
 	texts  [][]byte
@@ -294,7 +296,7 @@ func (w *walk) list(s span, path string, older bool, group *frGroup, depth int) 
 			}
 		case partFuncResp:
 			if p.nested.ok() && depth == 0 && group == nil {
-				g := &frGroup{list: p.nested, after: end}
+				g := &frGroup{list: p.nested, member: p.member, after: end}
 				_ = w.doc.elems(p.nested.start, func(_, start, end int) error {
 					g.elems = append(g.elems, span{start, end})
 					return nil
@@ -438,10 +440,30 @@ func (w *walk) edits() []edit {
 			continue
 		}
 		list = append(list, ']')
+		if len(list) == 2 { // no part left: the member goes (the SDKs drop an empty parts list)
+			out = append(out, w.removeMember(g.member), edit{g.after, g.after, texts})
+			continue
+		}
 		out = append(out, edit{g.list.start, g.list.end, list}, edit{g.after, g.after, texts})
 	}
 	slices.SortStableFunc(out, func(a, b edit) int { return cmp.Compare(a.start, b.start) })
 	return out
+}
+
+// removeMember is the edit that removes the object member at m (key to value) with its comma.
+func (w *walk) removeMember(m span) edit {
+	j := m.start - 1
+	for j > 0 && rawjson.IsSpace(w.doc[j]) {
+		j--
+	}
+	if w.doc[j] == ',' {
+		return edit{j, m.end, nil}
+	}
+	k := w.doc.skipSpace(m.end)
+	if w.doc[k] == ',' {
+		return edit{m.start, w.doc.skipSpace(k + 1), nil}
+	}
+	return edit{m.start, m.end, nil}
 }
 
 // text is the JSON string that replaces the candidate's medium.

@@ -75,6 +75,10 @@ func human(dialect, text string) string {
 		return `{"role":"user","content":[{"text":` + t + `}]}`
 	case contracts.DialectLangChain:
 		return `["human",` + t + `]`
+	case contracts.DialectOpenAIResponses:
+		return `{"type":"message","role":"user","content":` + t + `}`
+	case contracts.DialectAnthropic:
+		return `{"role":"user","content":[{"type":"text","text":` + t + `}]}`
 	}
 	return `{"role":"user","content":` + t + `}`
 }
@@ -86,13 +90,13 @@ func modelCall(dialect string, i int) []string {
 	switch dialect {
 	case contracts.DialectOpenAIResponses:
 		return []string{
-			`{"type":"message","role":"assistant","content":[{"type":"output_text","text":` + text + `}]}`,
+			`{"type":"message","role":"assistant","content":` + text + `}`,
 			`{"type":"function_call","call_id":` + id + `,"name":"screenshot","arguments":"{}"}`,
 		}
 	case contracts.DialectAnthropic:
 		return []string{`{"role":"assistant","content":[{"type":"text","text":` + text + `},{"type":"tool_use","id":` + id + `,"name":"screenshot","input":{}}]}`}
 	case contracts.DialectGemini:
-		return []string{`{"role":"model","parts":[{"text":` + text + `},{"functionCall":{"id":` + id + `,"name":"screenshot","args":{}}}]}`}
+		return []string{`{"role":"model","parts":[{"text":` + text + `},{"functionCall":{"id":` + id + `,"name":"screenshot","args":{"full_page":true}}}]}`}
 	case contracts.DialectBedrockConverse:
 		return []string{`{"role":"assistant","content":[{"text":` + text + `},{"toolUse":{"toolUseId":` + id + `,"name":"screenshot","input":{}}}]}`}
 	case contracts.DialectLangChain:
@@ -129,7 +133,7 @@ func toolResult(s Session, i int) []string {
 		fr := `{"id":` + id + `,"name":"screenshot",` + content[1:]
 		out = []string{`{"role":"user","parts":[{"functionResponse":` + fr + `}]}`}
 	case contracts.DialectBedrockConverse:
-		out = []string{`{"role":"user","content":[{"toolResult":{"toolUseId":` + id + `,"content":` + content + `}}]}`}
+		out = []string{`{"role":"user","content":[{"toolResult":{"toolUseId":` + id + `,"content":` + content + `,"status":"success"}}]}`}
 	default: // openai-chat, langchain: a tool message
 		out = []string{`{"role":"tool","tool_call_id":` + id + `,"content":` + content + `}`}
 	}
