@@ -284,4 +284,3 @@ func decodeLangChainMessage(t *testing.T, raw json.RawMessage) parts {
 	}
 	return parts{}
 }
-
