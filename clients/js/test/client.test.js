@@ -1,10 +1,10 @@
 // The client against a real worker (integration/js_test.go starts one and sets NATS_URL).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "@nats-io/transport-node";
+import { connect, headers } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
-  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, StoreError, Subjects, REQUEST_REPLY_PREFIX, assembleTurn,
+  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, StoreError, Subjects, REQUEST_REPLY_PREFIX, HEADER_DEADLINE, assembleTurn,
 } from "../src/index.js";
 import { natsURL, noisyPNG, randomId } from "./fixtures.js";
 
@@ -218,6 +218,20 @@ test("media: undefined is no choice: getArtifact asks for the assembly, as witho
     assert.ok(res.assembly, `media ${media}: no assembly`);
     assert.equal(res.imageUrl, undefined, `media ${media}: the image came twice (media "both", the worker's default)`);
   }
+});
+
+test("the worker reads HEADER_DEADLINE: a request past it is answered expired, not run", async () => {
+  const h = headers();
+  h.set(HEADER_DEADLINE, new Date(Date.now() - 1000).toISOString());
+  const ws = randomId("expired");
+  const msg = await client.nc.request(REQUEST_REPLY_PREFIX + Subjects.fileWritten,
+    JSON.stringify({ request_id: randomId("exp"), workspace_id: ws, path: "a.txt", mime_type: "text/plain", content: "a" }), { timeout: 20_000, headers: h });
+  const reply = msg.json();
+  assert.equal(reply.ok, false);
+  assert.equal(reply.error.code, "expired");
+  const err = new WorkerError(reply.error, reply.request_id);
+  assert.deepEqual([err.retryable, err.retrySafe], [false, false]);
+  await assert.rejects(client.metadata({ id: `ws:${ws}:YS50eHQ` }), (e) => e instanceof WorkerError && e.code === "artifact_not_found");
 });
 
 test("a plain core request from nats.js gets the worker's reply", async () => {
