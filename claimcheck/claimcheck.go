@@ -32,6 +32,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/membudget"
+	"github.com/agentworks/artifact-worker/internal/objput"
 )
 
 // ErrExpired means a Claim-Check header names an object that is not (or no longer) in the bucket.
@@ -62,6 +63,7 @@ const DefaultMaxBytes = 1 << 30
 type Store struct {
 	obj        jetstream.ObjectStore
 	stream     jetstream.Stream // the bucket's backing stream, for Delete and Usage
+	put        *objput.Putter
 	maxPayload int64
 	maxBody    int64
 }
@@ -113,7 +115,12 @@ func newStore(ctx context.Context, js jetstream.JetStream, obj jetstream.ObjectS
 	if err != nil {
 		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
 	}
-	return &Store{obj: obj, stream: stream, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
+	// Objects are written by objput, not ObjectStore.Put, which leaks goroutines (see objput).
+	put, err := objput.New(ctx, js.Conn(), contracts.ClaimCheckBucket)
+	if err != nil {
+		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+	}
+	return &Store{obj: obj, stream: stream, put: put, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
 }
 
 // backingStream is the stream of the bucket (nats.go names an object store's stream OBJ_<bucket>).
@@ -180,7 +187,7 @@ func (s *Store) PrepareParts(ctx context.Context, subject string, hdr nats.Heade
 		readers[i] = bytes.NewReader(p)
 	}
 	ctx, end := span(ctx, "put", name, int64(size))
-	_, err = s.obj.Put(ctx, jetstream.ObjectMeta{Name: name}, io.MultiReader(readers...))
+	_, err = s.put.Put(ctx, jetstream.ObjectMeta{Name: name}, io.MultiReader(readers...))
 	end(err)
 	if isFull(err) {
 		return nil, fmt.Errorf("%w: %d bytes not stored: %w", ErrFull, size, err)
