@@ -48,8 +48,11 @@ var (
 	_ handlers.ModelDecisions   = (*llmservices.Registry)(nil)
 )
 
+// newModels builds the current registry now (the built-in one is built on first use), so that
+// the first request does not pay for it.
 func newModels(current func() *llmservices.Registry, meter metric.Meter, log *slog.Logger) (*models, error) {
 	m := &models{current: current, log: log, now: time.Now, logged: map[string]time.Time{}}
+	_ = current()
 	if meter != nil {
 		c, err := meter.Int64Counter(MetricUnresolvedModels, metric.WithDescription("get_artifact requests whose service_id resolved to no capability registry entry (text only)."))
 		if err != nil {
