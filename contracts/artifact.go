@@ -305,14 +305,35 @@ type Usage struct {
 //     2.x) FollowUp holds one user content ({"role":"user","parts":[text, inlineData]}) to send
 //     after every functionResponse of the turn.
 //   - bedrock-converse: toolResult.content (text, image, document, video blocks).
-//   - langchain: a ToolMessage's content, LangChain v1 standard blocks.
+//   - langchain: a ToolMessage's content, LangChain v1 standard blocks (Python's shape);
+//     langchain-js: the same in LangChain.js's shape.
 //
 // FollowUp is empty except for openai-chat and gemini. client.Turn builds a whole turn from several
-// results.
+// results; RequestLimits, when set, are the limits the model's provider enforces across one
+// request, which the turn helpers keep a turn within.
 type Assembly struct {
-	Dialect     string          `json:"dialect"`
-	ToolContent json.RawMessage `json:"toolContent"`
-	FollowUp    []ChatMessage   `json:"followUp,omitempty"`
+	Dialect       string          `json:"dialect"`
+	ToolContent   json.RawMessage `json:"toolContent"`
+	FollowUp      []ChatMessage   `json:"followUp,omitempty"`
+	RequestLimits *RequestLimits  `json:"requestLimits,omitempty"`
+}
+
+// RequestLimits are limits a provider enforces across one request (docs/providers.md, "Formats
+// and limits", per request; docs/design.md, "Per-request limits"). Zero fields set no limit. Sizes
+// are counted on the media's base64 (what the request carries), which never undercounts.
+type RequestLimits struct {
+	// MaxImages bounds the images of one request (OpenAI 500, Anthropic 100).
+	MaxImages int `json:"maxImages,omitempty"`
+	// MaxImageBytes bounds all images of one request (OpenAI: 50 MB of images).
+	MaxImageBytes int64 `json:"maxImageBytes,omitempty"`
+	// MaxBytes bounds all media of one request (Anthropic: 32 MB per request; Gemini: inline data).
+	MaxBytes int64 `json:"maxBytes,omitempty"`
+	// MaxPDFPages bounds the PDF pages of one request (Anthropic: 100).
+	MaxPDFPages int `json:"maxPdfPages,omitempty"`
+	// ManyImages and ManyImagesMaxEdge: a request with more than ManyImages images takes images
+	// with a long edge of at most ManyImagesMaxEdge pixels (Anthropic: 20, 2000).
+	ManyImages        int `json:"manyImages,omitempty"`
+	ManyImagesMaxEdge int `json:"manyImagesMaxEdge,omitempty"`
 }
 
 // ChatMessage is a message in the dialect's own shape: openai-chat sets Content (a string or a list

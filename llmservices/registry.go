@@ -128,6 +128,18 @@ type Provider struct {
 	// (Mistral and other OpenAI-compatible backends): the openai-chat assembly puts an assistant
 	// message before its media follow-up (docs/design.md, "Ordering-strict providers").
 	StrictToolOrdering bool `json:"strictToolOrdering,omitempty"`
+	// RequestLimits are the limits the provider enforces across one request (images per request,
+	// total sizes, PDF pages; docs/design.md, "Per-request limits"): assemblies carry them, and
+	// the turn helpers and context.preprocess keep a request within them.
+	RequestLimits *contracts.RequestLimits `json:"requestLimits,omitempty"`
+}
+
+// checkRequestLimits reports negative per-request limits.
+func checkRequestLimits(l *contracts.RequestLimits) []string {
+	if l != nil && (l.MaxImages < 0 || l.MaxImageBytes < 0 || l.MaxBytes < 0 || l.MaxPDFPages < 0 || l.ManyImages < 0 || l.ManyImagesMaxEdge < 0) {
+		return []string{"request limits must not be negative"}
+	}
+	return nil
 }
 
 // checkTokens reports a tokens rule that is neither empty nor a known one.
@@ -367,13 +379,16 @@ func build(layers []layer) (*Registry, error) {
 	for _, l := range layers {
 		for _, name := range slices.Sorted(maps.Keys(l.f.Providers)) {
 			p := l.f.Providers[name]
-			for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia), checkTokens(p.Tokens)) {
+			for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia), checkTokens(p.Tokens), checkRequestLimits(p.RequestLimits)) {
 				errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", l.name, name, ErrInvalid, problem))
 			}
 			k := lookupKey(name)
 			if _, done := r.providers[k]; !done {
 				f := over(routing.DefaultFormats(), &p.Formats, p.ImageLimits, p.ToolResultMedia)
 				f.Tokens, f.StrictToolOrdering = p.Tokens, p.StrictToolOrdering
+				if p.RequestLimits != nil {
+					f.Request = *p.RequestLimits
+				}
 				r.providers[k] = provider{formats: f, family: p.Family}
 			}
 		}

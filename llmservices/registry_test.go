@@ -397,3 +397,23 @@ func TestServedByKeepsTheModelsTokenRule(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestLimits: the providers' per-request limits are in the provider table, a service
+// takes its provider's, and a negative one is refused.
+func TestRequestLimits(t *testing.T) {
+	t.Parallel()
+	d := llmservices.Default()
+	if got := d.Formats("claude-sonnet-4", "").Request; got.MaxBytes != 32<<20 || got.MaxPDFPages != 100 || got.MaxImages != 100 || got.ManyImages != 20 || got.ManyImagesMaxEdge != 2000 {
+		t.Errorf("anthropic: %+v", got)
+	}
+	if got := d.Formats("gpt-4o", "").Request; got.MaxImages != 500 || got.MaxImageBytes != 50<<20 {
+		t.Errorf("openai: %+v", got)
+	}
+	if got := d.Formats("", "google").Request; got.MaxBytes != 20<<20 {
+		t.Errorf("google: %+v", got)
+	}
+	_, err := llmservices.Parse([]byte(`{"providers":{"x":{"formats":{},"requestLimits":{"maxImages":-1}}},"services":[]}`), "t.json")
+	if !errors.Is(err, llmservices.ErrInvalid) || !strings.Contains(err.Error(), "request limits must not be negative") {
+		t.Errorf("a negative limit: %v", err)
+	}
+}

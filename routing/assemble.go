@@ -79,7 +79,8 @@ func routedMedia(r contracts.ContentRouteResult, d *dialects.Dialect) (m dialect
 //     file (with extras.filename), audio or video block with base64 and mime_type (the Python
 //     shape); langchain-js the same blocks with data and mimeType (LangChain.js).
 //
-// Media a dialect cannot carry is not sent: the text says so. Base64 only ever appears in media
+// An assembly that carries media has RequestLimits, the provider's per-request limits (f.Request),
+// when it sets any. Media a dialect cannot carry is not sent: the text says so. Base64 only ever appears in media
 // parts, never in a text field or a string ToolContent. The notes added here are in locale (the
 // request's; nothing is inferred from the text). Assemble is pure and safe for concurrent use.
 func Assemble(r contracts.ContentRouteResult, dialect, locale string, f Formats) contracts.Assembly {
@@ -89,11 +90,23 @@ func Assemble(r contracts.ContentRouteResult, dialect, locale string, f Formats)
 	if unsupported {
 		text += "\n" + messages.Text(locale, messages.DialectCannot)
 	}
-	if m.Kind == "" || !d.FollowsUp(f.ToolResultMedia) {
+	if m.Kind == "" {
 		return contracts.Assembly{Dialect: d.Name, ToolContent: d.ToolContent(text, m)}
 	}
+	if !d.FollowsUp(f.ToolResultMedia) {
+		return contracts.Assembly{Dialect: d.Name, ToolContent: d.ToolContent(text, m), RequestLimits: requestLimits(f)}
+	}
 	return contracts.Assembly{Dialect: d.Name, ToolContent: d.ToolContent(r.Content+"\n"+messages.Text(locale, messages.FollowsNext), dialects.Media{}),
-		FollowUp: followUp(d, r.Content, m, locale, f)}
+		FollowUp: followUp(d, r.Content, m, locale, f), RequestLimits: requestLimits(f)}
+}
+
+// requestLimits is f.Request for an assembly that carries media, nil when the provider sets none.
+func requestLimits(f Formats) *contracts.RequestLimits {
+	if f.Request == (contracts.RequestLimits{}) {
+		return nil
+	}
+	l := f.Request
+	return &l
 }
 
 // followUp is the follow-up that carries m, after a bridge for an ordering-strict provider.
@@ -123,10 +136,13 @@ func AssembleImage(mime, base64Data, text, dialect, locale string, f Formats) co
 	if base64Data == "" || !acceptedImageFormats[m.Format] || !d.Carries(contracts.BinaryImage, m.Format) {
 		m = dialects.Media{}
 	}
-	if m.Kind == "" || !d.FollowsUp(f.ToolResultMedia) {
+	if m.Kind == "" {
 		return contracts.Assembly{Dialect: d.Name, ToolContent: d.ToolContent(text, m)}
 	}
-	return contracts.Assembly{Dialect: d.Name, ToolContent: d.ToolContent(text, dialects.Media{}), FollowUp: followUp(d, text, m, locale, f)}
+	if !d.FollowsUp(f.ToolResultMedia) {
+		return contracts.Assembly{Dialect: d.Name, ToolContent: d.ToolContent(text, m), RequestLimits: requestLimits(f)}
+	}
+	return contracts.Assembly{Dialect: d.Name, ToolContent: d.ToolContent(text, dialects.Media{}), FollowUp: followUp(d, text, m, locale, f), RequestLimits: requestLimits(f)}
 }
 
 // sameDataURL is u when it is "data:{mime};base64,{data}", else "". Comparing data with u's tail

@@ -146,3 +146,22 @@ func TestLangChainJS(t *testing.T) {
 		t.Errorf("empty text: %s", a.ToolContent)
 	}
 }
+
+// TestAssemblyCarriesRequestLimits: an assembly that carries media tells the turn helpers the
+// provider's per-request limits; a text-only one does not.
+func TestAssemblyCarriesRequestLimits(t *testing.T) {
+	f := routing.DefaultFormats()
+	f.Request = contracts.RequestLimits{MaxImages: 2, MaxBytes: 1 << 20}
+	png := routing.Route(routing.Input{ID: "a1", Filename: "a.png", Content: testfiles.PNG(4, 4), Capabilities: routing.NewCapabilities("vision"), Formats: f})
+	for _, d := range contracts.Dialects {
+		if a := routing.Assemble(png, d, "", f); a.RequestLimits == nil || *a.RequestLimits != f.Request {
+			t.Errorf("%s: requestLimits %+v", d, a.RequestLimits)
+		}
+		if a := routing.AssembleImage("image/png", "iVBORw0KGgo=", "x", d, "", f); a.RequestLimits == nil {
+			t.Errorf("%s: history image without requestLimits", d)
+		}
+		if a := routing.Assemble(contracts.ContentRouteResult{ContentType: "text", Routing: "text", Content: "hi"}, d, "", f); a.RequestLimits != nil {
+			t.Errorf("%s: a text result has requestLimits", d)
+		}
+	}
+}

@@ -29,6 +29,9 @@ type Formats struct {
 	// (Mistral and other OpenAI-compatible backends): Assemble puts an assistant message before an
 	// openai-chat follow-up (docs/design.md, "Ordering-strict providers").
 	StrictToolOrdering bool
+	// Request holds the provider's limits across one request (docs/design.md, "Per-request
+	// limits"). Assemble gives them to an assembly that carries media, for the turn helpers.
+	Request contracts.RequestLimits
 }
 
 // Where a model takes a tool result's media (Formats.ToolResultMedia, the registry's
@@ -73,7 +76,7 @@ func DefaultFormats() Formats {
 // IsZero reports whether no format list was given.
 func (f Formats) IsZero() bool {
 	return f.Image == nil && f.File == nil && f.Audio == nil && f.Video == nil && f.Limits == ImageLimits{} && f.ToolResultMedia == "" &&
-		f.Tokens == "" && !f.StrictToolOrdering
+		f.Tokens == "" && !f.StrictToolOrdering && f.Request == contracts.RequestLimits{}
 }
 
 // orDefault is f, or DefaultFormats when f is the zero value.
