@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +67,28 @@ func TestReadmeGo(t *testing.T) {
 	got, err := readmeGo(ctx, w.Conn)
 	if err != nil || got != "# Hello\n" {
 		t.Fatalf("quick start: %q, %v", got, err)
+	}
+}
+
+// TestReadmePackageMap: the README's "How it is built" table names every Go package of the module
+// (go list ./...), so a newcomer finds each one there.
+func TestReadmePackageMap(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section, _, _ := strings.Cut(string(readme[strings.Index(string(readme), "## How it is built"):]), "\nDelivery is at least once")
+	list := exec.Command("go", "list", "./...")
+	list.Dir = ".." // the module's root
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "github.com/agentworks/artifact-worker"
+	for _, pkg := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if !strings.Contains(section, "`"+rel+"/`") {
+			t.Errorf("README's package table lacks `%s/`", rel)
+		}
 	}
 }
