@@ -136,13 +136,13 @@ func (b rawJSON) message(dialect string, n int, s span) (message, error) {
 	m := message{path: fmt.Sprintf("messages[%d]", n)}
 	switch b.kind(s) {
 	case '[':
-		if dialect != "" && dialect != contracts.DialectLangChain {
+		if dialect != "" && !langchain(dialect) {
 			return m, invalid(fmt.Sprintf("%s is a list: a %s message is an object with a role", m.path, dialect))
 		}
 		return b.pair(m, s)
 	case '{':
 	default:
-		if dialect == "" || dialect == contracts.DialectLangChain {
+		if dialect == "" || langchain(dialect) {
 			return m, invalid(fmt.Sprintf("%s is %s, neither a [role, content] pair nor an object with a role", m.path, kindName(b.kind(s))))
 		}
 		return m, invalid(fmt.Sprintf("%s is %s, want an object", m.path, kindName(b.kind(s))))
@@ -173,7 +173,7 @@ func (b rawJSON) message(dialect string, n int, s span) (message, error) {
 			}
 			m.role = responsesItemRole(t)
 		}
-	case contracts.DialectLangChain, "":
+	case contracts.DialectLangChain, contracts.DialectLangChainJS, "":
 		if !role.ok() {
 			switch {
 			case typed && dialect == "" && strings.Contains(t, "_"):
@@ -265,7 +265,7 @@ func (b rawJSON) addList(m *message, dialect string, s span, path string) error 
 		}
 		return nil
 	}
-	if dialect != "" && dialect != contracts.DialectLangChain {
+	if dialect != "" && !langchain(dialect) {
 		var err error
 		_ = b.elems(s.start, func(k, start, end int) error {
 			if b.kind(span{start, end}) != '{' {
@@ -311,6 +311,12 @@ func (b rawJSON) onlyToolResults(s span) bool {
 		return nil
 	})
 	return n > 0 && all
+}
+
+// langchain reports whether a dialect is LangChain's (Python or JavaScript): [role, content]
+// pairs, message dicts, and bare strings among content parts.
+func langchain(dialect string) bool {
+	return dialect == contracts.DialectLangChain || dialect == contracts.DialectLangChainJS
 }
 
 func kindName(c byte) string {

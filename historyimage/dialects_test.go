@@ -29,6 +29,7 @@ var variants = []struct {
 	{contracts.DialectGemini, routing.ToolResultMediaFollowUp, false},
 	{contracts.DialectBedrockConverse, "", false},
 	{contracts.DialectLangChain, "", false},
+	{contracts.DialectLangChainJS, "", false},
 }
 
 // screenshots returns n distinct small PNGs in base64.

@@ -58,7 +58,7 @@ type partInfo struct {
 // partFields are the members of a typed part (one with a "type") that matter here.
 type partFields struct {
 	typ, imageURL, source, sourceType, data, mimeType, base64, url, fileID, id, file, inputAudio,
-	fileData, fileURL, filename, name, extras, content, title span
+	fileData, fileURL, filename, name, extras, metadata, content, title, mimeTypeJS span
 }
 
 // knownTypes are the part types of every dialect that carry no inline media of their own.
@@ -107,7 +107,8 @@ func (b rawJSON) classify(s span, path string) partInfo {
 		member{"base64", &f.base64}, member{"url", &f.url}, member{"file_id", &f.fileID}, member{"id", &f.id},
 		member{"file", &f.file}, member{"input_audio", &f.inputAudio}, member{"file_data", &f.fileData},
 		member{"file_url", &f.fileURL}, member{"filename", &f.filename}, member{"name", &f.name},
-		member{"extras", &f.extras}, member{"content", &f.content}, member{"title", &f.title})
+		member{"extras", &f.extras}, member{"metadata", &f.metadata}, member{"content", &f.content},
+		member{"title", &f.title}, member{"mimeType", &f.mimeTypeJS})
 	if !f.typ.ok() {
 		return b.classifyUntyped(s, path)
 	}
@@ -334,11 +335,13 @@ func (b rawJSON) langchainBlock(f partFields, path, kind string) partInfo {
 	if filename == "" {
 		filename, _ = b.str(f.name)
 	}
-	if f.extras.ok() && b.kind(f.extras) == '{' {
-		var fn span
-		b.pick(f.extras.start, member{"filename", &fn})
-		if n, ok := b.str(fn); ok && n != "" {
-			filename = n
+	for _, extras := range []span{f.extras, f.metadata} { // extras (Python), metadata (LangChain.js)
+		if extras.ok() && b.kind(extras) == '{' {
+			var fn span
+			b.pick(extras.start, member{"filename", &fn})
+			if n, ok := b.str(fn); ok && n != "" {
+				filename = n
+			}
 		}
 	}
 	switch {
@@ -349,6 +352,8 @@ func (b rawJSON) langchainBlock(f partFields, path, kind string) partInfo {
 		return b.base64Field(f.data, f.mimeType, path+".data", kind, filename, typedText)
 	case f.base64.ok():
 		return b.base64Field(f.base64, f.mimeType, path+".base64", kind, filename, typedText)
+	case f.data.ok() && f.mimeTypeJS.ok(): // LangChain.js: {"type":"image","data":...,"mimeType":...}
+		return b.base64Field(f.data, f.mimeTypeJS, path+".data", kind, filename, typedText)
 	case f.url.ok() || f.fileID.ok() || f.id.ok():
 		return partInfo{class: partRef}
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // The agent session: 30 tool calls, each answered by one 1920x1080 PNG screenshot as a
-// tool result, plus the model's text, in each of the six dialects (gemini with the follow-up
+// tool result, plus the model's text, in each of the six dialects and langchain-js (gemini with the follow-up
 // content of Gemini 2.x models; the inline variant is in the unit tests).
 const (
 	sessionTurns = 30
@@ -40,6 +40,7 @@ var sessionDialects = []struct{ dialect, toolResultMedia string }{
 	{contracts.DialectGemini, routing.ToolResultMediaFollowUp},
 	{contracts.DialectBedrockConverse, ""},
 	{contracts.DialectLangChain, ""},
+	{contracts.DialectLangChainJS, ""},
 }
 
 // sessionShots are the 30 distinct screenshots, in base64.

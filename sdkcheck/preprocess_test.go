@@ -91,8 +91,8 @@ func decodeContext(t *testing.T, dialect string, ctx json.RawMessage) parts {
 			q = decodeGeminiContent(t, raw)
 		case contracts.DialectBedrockConverse:
 			q = decodeBedrockMessage(t, raw)
-		case contracts.DialectLangChain:
-			q = decodeLangChainMessage(t, raw)
+		case contracts.DialectLangChain, contracts.DialectLangChainJS:
+			q = decodeLangChainMessage(t, dialect, raw)
 		}
 		if t.Failed() {
 			t.Fatalf("messages[%d]: %.300s", i, raw)
@@ -252,7 +252,7 @@ func decodeBedrockMessage(t *testing.T, raw json.RawMessage) parts {
 	return parts{}
 }
 
-func decodeLangChainMessage(t *testing.T, raw json.RawMessage) parts {
+func decodeLangChainMessage(t *testing.T, dialect string, raw json.RawMessage) parts {
 	if strings.HasPrefix(string(raw), "[") { // a [role, content] pair
 		var pair []json.RawMessage
 		mustUnmarshal(t, raw, &pair)
@@ -266,7 +266,7 @@ func decodeLangChainMessage(t *testing.T, raw json.RawMessage) parts {
 	}
 	mustUnmarshal(t, raw, &probe)
 	if probe.Role == "tool" {
-		_, p := decodeLangChain(t, []json.RawMessage{raw})
+		_, p := decoders[dialect](t, []json.RawMessage{raw})
 		return p
 	}
 	var ai struct {

@@ -67,7 +67,7 @@ func TestPreprocessToolResultsEveryDialectE2E(t *testing.T) {
 		{contracts.DialectOpenAIChat, "", false}, {contracts.DialectOpenAIChat, "", true}, {contracts.DialectOpenAIResponses, "", false},
 		{contracts.DialectAnthropic, "", false}, {contracts.DialectGemini, routing.ToolResultMediaInline, false},
 		{contracts.DialectGemini, routing.ToolResultMediaFollowUp, false}, {contracts.DialectBedrockConverse, "", false},
-		{contracts.DialectLangChain, "", false},
+		{contracts.DialectLangChain, "", false}, {contracts.DialectLangChainJS, "", false},
 	}
 	for n, v := range variants {
 		t.Run(fmt.Sprintf("%s/%s/strict=%v", v.dialect, v.toolResultMedia, v.strict), func(t *testing.T) {

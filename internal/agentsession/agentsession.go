@@ -73,7 +73,7 @@ func human(dialect, text string) string {
 		return `{"role":"user","parts":[{"text":` + t + `}]}`
 	case contracts.DialectBedrockConverse:
 		return `{"role":"user","content":[{"text":` + t + `}]}`
-	case contracts.DialectLangChain:
+	case contracts.DialectLangChain, contracts.DialectLangChainJS:
 		return `["human",` + t + `]`
 	case contracts.DialectOpenAIResponses:
 		return `{"type":"message","role":"user","content":` + t + `}`
@@ -99,7 +99,7 @@ func modelCall(dialect string, i int) []string {
 		return []string{`{"role":"model","parts":[{"text":` + text + `},{"functionCall":{"id":` + id + `,"name":"screenshot","args":{"full_page":true}}}]}`}
 	case contracts.DialectBedrockConverse:
 		return []string{`{"role":"assistant","content":[{"text":` + text + `},{"toolUse":{"toolUseId":` + id + `,"name":"screenshot","input":{}}}]}`}
-	case contracts.DialectLangChain:
+	case contracts.DialectLangChain, contracts.DialectLangChainJS:
 		return []string{`{"role":"assistant","content":` + text + `,"tool_calls":[{"id":` + id + `,"name":"screenshot","args":{}}]}`}
 	}
 	return []string{`{"role":"assistant","content":` + text + `,"tool_calls":[{"id":` + id + `,"type":"function","function":{"name":"screenshot","arguments":"{}"}}]}`}
