@@ -225,12 +225,15 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertGreater(err.attempts, 2)
         self.assertIn("no stream answered", str(err))
         self.assertIn("Retrying with the same request_id is safe", str(err))
-        # The plain path: nobody serves artifact-worker.<subject>.
+        # The plain path: nobody serves artifact-worker.<subject> (no responders each time), so
+        # nothing is stored; a claim-checked body is sent again as it is, and deleted at the end.
         with self.assertRaises(WorkerTimeoutError) as cm:
-            await self.clients["request"].call(subject, {"ref": "x"}, timeout=1)
+            await self.clients["request"].call(subject, {"ref": "x" * self.nc.max_payload}, timeout=1.5)
         err = cm.exception
-        self.assertEqual((err.stage, err.stored, err.retry_safe), ("reply", None, True))
+        self.assertEqual((err.stage, err.stored, err.retry_safe), ("store", False, True))
+        self.assertGreater(err.attempts, 2)
         self.assertIn("no worker serves artifact-worker." + subject, str(err))
+        await self.assert_no_claims_left()
 
     async def test_a_duplicate_after_a_lost_acknowledgement_waits_for_the_reply(self):
         # A stand-in for JetStream: the first attempt is refused as unavailable (a leader failover),

@@ -47,6 +47,7 @@ _BACKOFF_FIRST, _BACKOFF_MAX = 0.05, 1.0
 #: How often a call waiting for its reply looks whether its connection reconnected.
 _RECONNECT_POLL = 0.25
 _RECONNECTED = object()
+_FRONT_UNAVAILABLE = "the worker could not store it (JetStream did not acknowledge it in time; it may be stored)"
 
 #: Failures of one attempt at storing a request that may pass (a stream leader being elected, a
 #: reconnect): the attempt is made again until the call's deadline.
@@ -357,11 +358,12 @@ class _Call:
             request_id=self.request_id,
         )
 
-    def _store_timeout(self) -> WorkerTimeoutError:
-        detail = ""
-        if isinstance(self.last_error, (nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError)):
+    def _store_timeout(self, detail: str = "") -> WorkerTimeoutError:
+        """The call's deadline passed before any attempt was stored; detail says why (by default
+        the last failure)."""
+        if not detail and isinstance(self.last_error, (nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError)):
             detail = "no stream answered: is JetStream enabled?"
-        elif self.last_error is not None:
+        elif not detail and self.last_error is not None:
             detail = "last: " + (str(self.last_error) or type(self.last_error).__name__)
         return WorkerTimeoutError(
             subject=self.subject, request_id=self.request_id, timeout=self.timeout,
@@ -392,45 +394,53 @@ class _Call:
                     return _RECONNECTED
 
     async def _jetstream(self, body: bytes, headers: dict, replies: asyncio.Queue) -> Any:
-        again = False
+        data, hdr = await self._message(body, headers, again=False)
+        first = self.attempts + 1
+        ack = await self._retry_store(self._publish(data, hdr))
+        if ack.duplicate and self.attempts == first:
+            raise DuplicateRequestError(self.subject, self.request_id)
+        # A duplicate on a later attempt: an earlier attempt of this call was stored (its
+        # acknowledgement was lost), and its reply comes to the same inbox.
         while True:
-            data, hdr = await self._message(body, headers, again)
-            first = self.attempts + 1
-
-            async def publish(attempt_timeout: float):
-                return await self.c.js.publish(self.subject, data, timeout=attempt_timeout, headers=dict(hdr))
-
-            try:
-                ack = await self._retry_store(publish)
-            except WorkerTimeoutError:
-                if not again:
-                    raise
-                raise self._reply_timeout(True, seq) from None
-            if not again:
-                seq = ack.seq
-                if ack.duplicate and self.attempts == first:
-                    raise DuplicateRequestError(self.subject, self.request_id)
-                # A duplicate on a later attempt: an earlier attempt of this call was stored (its
-                # acknowledgement was lost), and its reply comes to the same inbox.
             msg = await self._next(replies)
             if msg is None:
-                raise self._reply_timeout(True, seq)
+                raise self._reply_timeout(True, ack.seq)
             if msg is not _RECONNECTED:
                 return msg
-            again = True
+            try:
+                data, hdr = await self._message(body, headers, again=True)
+                await self._retry_store(self._publish(data, hdr))
+            except WorkerTimeoutError:
+                raise self._reply_timeout(True, ack.seq) from None
+            except StoreError:
+                pass  # the stored request is still answered: wait for its reply
+
+    def _publish(self, data: bytes, headers: dict):
+        """One attempt at storing the request: a JetStream publish, its PubAck."""
+
+        async def publish(attempt_timeout: float):
+            return await self.c.js.publish(self.subject, data, timeout=attempt_timeout, headers=dict(headers))
+
+        return publish
 
     async def _plain(self, body: bytes, headers: dict, inbox: str, replies: asyncio.Queue) -> Any:
         """The plain request/reply path: the worker's front stores the request and answers by
-        itself only when it could not (unavailable: tried again; duplicate_request: on a later
-        attempt, the earlier one is stored and its reply comes to the same inbox)."""
+        itself only when it could not (unavailable, or no front: sent again, the same message;
+        duplicate_request: on a later attempt, the earlier one is stored and its reply comes to
+        the same inbox)."""
         subject = REQUEST_REPLY_PREFIX + self.subject
         backoff = _BACKOFF_FIRST
         detail = ""
-        again = False
         sent = 0
+        maybe_stored = False  # an attempt went unanswered, or the front could not tell
+
+        def timeout() -> WorkerTimeoutError:
+            if maybe_stored:
+                return self._reply_timeout(None, detail=detail)
+            return self._store_timeout(detail)
+
+        data, hdr = await self._message(body, headers, again=False)
         while True:
-            data, hdr = await self._message(body, headers, again)
-            again = False
             self.attempts += 1
             sent += 1
             try:
@@ -439,18 +449,26 @@ class _Call:
                 answer: Any = "not sent: " + (str(err) or type(err).__name__)
             else:
                 answer = await self._plain_answer(replies, subject, first=sent == 1)
+                maybe_stored = maybe_stored or answer is None or answer is _RECONNECTED or answer == _FRONT_UNAVAILABLE
             if answer is None:
-                raise self._reply_timeout(None, detail=detail)
+                raise timeout()
             if answer is _RECONNECTED:
-                again = True
+                try:
+                    data, hdr = await self._message(body, headers, again=True)
+                except WorkerTimeoutError:
+                    raise self._reply_timeout(None, detail=detail) from None
+                except StoreError:
+                    pass  # ask again with the message of before
                 continue
             if not isinstance(answer, str):
                 return answer
             detail = answer
             if self.remaining() <= 0:
-                raise self._reply_timeout(None, detail=detail)
+                raise timeout()
             await asyncio.sleep(max(0.0, min(backoff, self.remaining())))
             backoff = min(backoff * 2, _BACKOFF_MAX)
+            if self.remaining() <= 0:
+                raise timeout()
 
     async def _plain_answer(self, replies: asyncio.Queue, subject: str, first: bool) -> Any:
         """The answer to one plain attempt (the call's first or a later one): the reply (a
@@ -468,7 +486,7 @@ class _Call:
             error = _error_of(msg.data)
             code = error.get("code")
             if code == CODE_UNAVAILABLE:
-                return "the worker could not store it"
+                return _FRONT_UNAVAILABLE
             if code == CODE_DUPLICATE_REQUEST:
                 if first:
                     raise DuplicateRequestError(self.subject, self.request_id, error)

@@ -77,14 +77,15 @@ class WorkerTimeoutError(ClientError, TimeoutError):
     ``stage`` says where:
 
     - ``"store"``: JetStream did not acknowledge the request before the deadline although the client
-      kept trying (``attempts``; ``__cause__`` is the last failure). ``stored`` is False: it may be
-      stored, but no attempt was acknowledged. ``retry_safe``: sending it again with the same
-      request_id stores it at most once.
+      kept trying (``attempts``; ``__cause__`` is the last failure); on the plain path, no worker
+      took it (no responders every time). ``stored`` is False: it may be stored, but no attempt
+      was acknowledged. ``retry_safe``: sending it again with the same request_id stores it at
+      most once.
     - ``"reply"``: the request is stored (``stored`` True, as ``stream_seq``), but no reply came in
       time. A worker will not run it past its deadline. Asking again needs a new request_id.
-      On the plain request/reply path the client cannot see the store: ``stored`` is None and
-      ``retry_safe`` True (a repeat with the same request_id is answered ``duplicate_request`` if
-      the first was stored).
+      On the plain request/reply path, once an attempt went unanswered (or the worker could not
+      tell), the client cannot see the store: ``stored`` is None and ``retry_safe`` True (a repeat
+      with the same request_id is answered ``duplicate_request`` if the first was stored).
     """
 
     def __init__(
