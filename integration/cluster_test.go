@@ -26,18 +26,7 @@ import (
 // cluster, and waits until JetStream answers (a meta leader is elected).
 func startCluster(t *testing.T, n int) []*natsProc {
 	t.Helper()
-	nodes := make([]*natsProc, n)
-	routes := make([]string, n)
-	for i := range nodes {
-		nodes[i] = &natsProc{t: t, port: freePort(t), store: t.TempDir(),
-			cluster: natstest.Cluster{Name: fmt.Sprintf("n%d", i+1), ClusterName: "it", Port: freePort(t), HTTPPort: freePort(t)}}
-		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", nodes[i].cluster.Port)
-	}
-	for _, node := range nodes {
-		node.cluster.Routes = routes
-		node.start()
-		t.Cleanup(node.stop)
-	}
+	nodes := launchCluster(t, n)
 	e := &env{cluster: nodes}
 	nc, err := nats.Connect(e.natsURL())
 	if err != nil {
@@ -52,6 +41,71 @@ func startCluster(t *testing.T, n int) []*natsProc {
 		return err == nil
 	})
 	return nodes
+}
+
+// launchCluster starts the n servers of startCluster, each accepting connections, without waiting
+// for JetStream.
+func launchCluster(t *testing.T, n int) []*natsProc {
+	t.Helper()
+	nodes := make([]*natsProc, n)
+	routes := make([]string, n)
+	for i := range nodes {
+		nodes[i] = &natsProc{t: t, port: freePort(t), store: t.TempDir(),
+			cluster: natstest.Cluster{Name: fmt.Sprintf("n%d", i+1), ClusterName: "it", Port: freePort(t), HTTPPort: freePort(t)}}
+		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", nodes[i].cluster.Port)
+	}
+	for _, node := range nodes {
+		node.cluster.Routes = routes
+		node.start()
+		t.Cleanup(node.stop)
+	}
+	return nodes
+}
+
+// Three replicas started together on a new 3-node cluster (before it has elected a JetStream meta
+// leader), and three more right after the whole cluster restarted, all become ready with R3: the
+// topology (streams, consumers, buckets) is created or updated idempotently and retried within the
+// start-up wait, and consumers not yet bindable are bound with back-off. Five tries, each on a new
+// cluster.
+func TestReplicasStartTogetherOnAFreshAndARestartedCluster(t *testing.T) {
+	for try := range 5 {
+		t.Run(fmt.Sprintf("try %d", try+1), func(t *testing.T) {
+			nodes := launchCluster(t, 3)
+			e := &env{cluster: nodes, bucket: "it-" + randomHex(5), dir: t.TempDir(), extra: []string{"JETSTREAM_REPLICAS=3"}}
+			seedRegistry(t, e)
+			together := func(phase string) time.Duration {
+				start := time.Now()
+				ws := make([]*workerProc, 3)
+				for i := range ws {
+					ws[i] = e.spawnWorker(t, fmt.Sprintf("%s-%d", phase, i+1))
+				}
+				errs := make(chan error, len(ws))
+				for _, w := range ws {
+					go func() { errs <- w.waitReady(90 * time.Second) }()
+				}
+				for range ws {
+					if err := <-errs; err != nil {
+						t.Fatalf("%s cluster: %v", phase, err)
+					}
+				}
+				took := time.Since(start)
+				for _, w := range ws {
+					w.kill()
+				}
+				return took
+			}
+			fresh := together("fresh")
+			for _, n := range nodes {
+				n.stop()
+			}
+			for _, n := range nodes {
+				n.start()
+			}
+			restarted := together("restarted")
+			t.Logf("FIGURES 3 replicas started together: all ready %s after their start on a fresh cluster, %s right after a cluster restart",
+				fresh.Round(time.Millisecond), restarted.Round(time.Millisecond))
+		})
+	}
 }
 
 // replicated reports nil when every stream and every consumer of WORKER_REQUESTS has a leader and

@@ -209,6 +209,16 @@ func seedRegistry(t *testing.T, e *env) {
 
 func (e *env) startWorker(t *testing.T, name string, extra ...string) *workerProc {
 	t.Helper()
+	w := e.spawnWorker(t, name, extra...)
+	if err := w.waitReady(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// spawnWorker starts a worker process without waiting for it to be ready.
+func (e *env) spawnWorker(t *testing.T, name string, extra ...string) *workerProc {
+	t.Helper()
 	w := &workerProc{t: t, name: name, http: fmt.Sprintf("127.0.0.1:%d", freePort(t)), logs: filepath.Join(e.dir, name+".log"), done: make(chan struct{})}
 	logFile, err := os.Create(w.logs)
 	if err != nil {
@@ -235,20 +245,27 @@ func (e *env) startWorker(t *testing.T, name string, extra ...string) *workerPro
 		close(w.done)
 	}()
 	t.Cleanup(func() { w.kill() })
-	waitFor(t, 30*time.Second, name+" ready", func() bool {
+	return w
+}
+
+// waitReady waits until the worker's /readyz answers 200; an exit or the timeout is an error.
+func (w *workerProc) waitReady(timeout time.Duration) error {
+	for deadline := time.Now().Add(timeout); ; time.Sleep(50 * time.Millisecond) {
 		select {
 		case <-w.done:
-			t.Fatalf("%s exited during start-up: %v\n%s", name, w.err, readFile(w.logs))
+			return fmt.Errorf("%s exited during start-up: %v\n%s", w.name, w.err, readFile(w.logs))
 		default:
 		}
-		resp, err := http.Get("http://" + w.http + "/readyz")
-		if err != nil {
-			return false
+		if resp, err := http.Get("http://" + w.http + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
 		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	})
-	return w
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not ready within %s\n%s", w.name, timeout, readFile(w.logs))
+		}
+	}
 }
 
 func (w *workerProc) signal(sig syscall.Signal) { _ = w.cmd.Process.Signal(sig) }

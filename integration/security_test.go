@@ -281,6 +281,8 @@ func TestTLSAndCredentials(t *testing.T) {
 			{"NATS server certificate of another CA", "NATS_TLS_CA", []string{"NATS_TLS_CA=" + otherCA.File}},
 			{"S3 certificate of another CA", "S3_CA_FILE", []string{"S3_CA_FILE=" + otherCA.File}},
 			{"wrong S3 keys from the chain", "S3_CREDENTIALS=chain", []string{"AWS_SECRET_ACCESS_KEY=wrong"}},
+			{"plain HTTP to the HTTPS S3", "S3_USE_SSL", []string{"S3_USE_SSL=false", "S3_CA_FILE="}},
+			{"plain NATS URL to the TLS server", "NATS_URL", []string{"NATS_URL=" + strings.Replace(url, "tls://", "nats://", 1), "NATS_TLS_CA=", "NATS_TLS_CERT=", "NATS_TLS_KEY="}},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				cmd := exec.Command(workerBin, "run")

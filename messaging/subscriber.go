@@ -3,7 +3,6 @@ package messaging
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -76,11 +75,14 @@ func newSubscriber(js jetstream.JetStream, stream string, ackWait, budget time.D
 	return &subscriber{js: js, stream: stream, ackWait: ackWait, budget: budget, nakDelay: nakDelay, log: log, stopping: make(chan struct{}), closing: make(chan struct{})}
 }
 
-// Subscribe binds the durable consumer of subject (made by EnsureTopology) and starts one slot.
+// Subscribe starts one slot on the durable consumer of subject (made by EnsureTopology). A consumer
+// that cannot be bound yet (its cluster is still electing its leader) is bound by the slot, with
+// back-off; the subscriber is unhealthy meanwhile.
 func (s *subscriber) Subscribe(ctx context.Context, subject string) (<-chan *message.Message, error) {
 	cons, err := s.js.Consumer(ctx, s.stream, ConsumerName(subject))
 	if err != nil {
-		return nil, fmt.Errorf("bind consumer %s on %s: %w", ConsumerName(subject), s.stream, err)
+		s.log.Warn("consumer not bound yet; retrying", "subject", subject, "consumer", ConsumerName(subject), "error", err.Error())
+		cons = nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -110,8 +112,17 @@ func (s *subscriber) slot(ctx context.Context, subject string, cons jetstream.Co
 	}
 	defer setFailed(false)
 	failures := 0 // pulls failed in a row
+	if cons == nil {
+		setFailed(true)
+	}
 	for !s.isStopping() && ctx.Err() == nil {
-		msg, err := s.next(ctx, cons)
+		var (
+			msg jetstream.Msg
+			err = errNotBound
+		)
+		if cons != nil {
+			msg, err = s.next(ctx, cons)
+		}
 		switch {
 		case err == nil:
 			setFailed(false)
@@ -137,6 +148,8 @@ func (s *subscriber) slot(ctx context.Context, subject string, cons jetstream.Co
 		}
 	}
 }
+
+var errNotBound = errors.New("consumer not bound")
 
 // rebindBackoff spaces the attempts to bind a consumer again after failed pulls: 0.5 s doubling to 10 s.
 var rebindBackoff = backoff.Policy{Initial: 500 * time.Millisecond, Max: 10 * time.Second}

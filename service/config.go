@@ -2,6 +2,9 @@ package service
 
 import (
 	"cmp"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +12,9 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/nats-io/jwt/v2"
+	"github.com/nats-io/nkeys"
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/messaging"
@@ -127,17 +133,24 @@ func (c Config) Validate() error {
 	} else if _, _, err := net.SplitHostPort(c.EmbeddedNATSAddr); err != nil {
 		bad("EMBEDDED_NATS_ADDR", "%q is not host:port", c.EmbeddedNATSAddr)
 	}
-	for _, f := range []struct{ name, path string }{
-		{"NATS_CREDS", c.NATSCreds}, {"NATS_TLS_CA", c.NATSTLSCA}, {"NATS_TLS_CERT", c.NATSTLSCert}, {"NATS_TLS_KEY", c.NATSTLSKey},
+	for _, f := range []struct {
+		name, path string
+		check      func([]byte) error
+	}{
+		{"NATS_CREDS", c.NATSCreds, credsFile}, {"NATS_TLS_CA", c.NATSTLSCA, certificates}, {"NATS_TLS_CERT", c.NATSTLSCert, certificates}, {"NATS_TLS_KEY", c.NATSTLSKey, privateKey},
 	} {
 		if f.path != "" && c.NATSURL == "" {
 			bad(f.name, "set without NATS_URL (the embedded server takes no credentials and no TLS)")
 		} else if f.path != "" {
-			readable(bad, f.name, f.path)
+			fileOf(bad, f.name, f.path, f.check)
 		}
 	}
 	if (c.NATSTLSCert == "") != (c.NATSTLSKey == "") {
 		bad("NATS_TLS_CERT", "NATS_TLS_CERT and NATS_TLS_KEY go together (a client certificate and its key)")
+	} else if c.NATSTLSCert != "" && c.NATSURL != "" && fileOf(nil, "", c.NATSTLSCert, certificates) == nil && fileOf(nil, "", c.NATSTLSKey, privateKey) == nil {
+		if _, err := tls.LoadX509KeyPair(c.NATSTLSCert, c.NATSTLSKey); err != nil {
+			bad("NATS_TLS_KEY", "%s is not the key of the certificate in NATS_TLS_CERT: %v", c.NATSTLSKey, err)
+		}
 	}
 	if c.JetStreamReplicas < 1 || c.JetStreamReplicas > 5 {
 		bad("JETSTREAM_REPLICAS", "must be 1..5 (at most the number of NATS servers), got %d", c.JetStreamReplicas)
@@ -169,7 +182,7 @@ func (c Config) Validate() error {
 		if !c.S3UseSSL || c.S3Endpoint == "" {
 			bad("S3_CA_FILE", "set without S3_ENDPOINT and S3_USE_SSL=true")
 		}
-		readable(bad, "S3_CA_FILE", c.S3CAFile)
+		fileOf(bad, "S3_CA_FILE", c.S3CAFile, certificates)
 	}
 	if l := len(c.S3Bucket); l < 3 || l > 63 || strings.ToLower(c.S3Bucket) != c.S3Bucket || strings.ContainsAny(c.S3Bucket, "_ /") {
 		bad("S3_BUCKET", "%q is not a valid bucket name (3-63 lower-case letters, digits, '-' or '.')", c.S3Bucket)
@@ -231,15 +244,61 @@ const (
 	S3CredentialsChain  = "chain"
 )
 
-// readable reports a file setting whose file cannot be read: a missing certificate or credentials
-// file is a bad setting, found before any connection is tried.
-func readable(bad func(name, format string, args ...any), name, path string) {
-	f, err := os.Open(path)
-	if err != nil {
-		bad(name, "%v", err)
-		return
+// fileOf reports a file setting whose file cannot be read or does not hold what it must (check): a
+// missing, unreadable or non-PEM certificate or credentials file is a bad setting, found before any
+// connection is tried instead of being retried like an outage. bad may be nil; the error is returned.
+func fileOf(bad func(name, format string, args ...any), name, path string, check func([]byte) error) error {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = check(data)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	_ = f.Close()
+	if err != nil && bad != nil {
+		bad(name, "%v", err)
+	}
+	return err
+}
+
+// certificates checks for at least one PEM certificate, every certificate parsing.
+func certificates(data []byte) error {
+	n := 0
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return fmt.Errorf("certificate %d: %w", n+1, err)
+		}
+		n++
+	}
+	if n == 0 {
+		return errors.New("holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+	}
+	return nil
+}
+
+// privateKey checks for a PEM private key.
+func privateKey(data []byte) error {
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if strings.HasSuffix(block.Type, "PRIVATE KEY") {
+			return nil
+		}
+	}
+	return errors.New("holds no PEM private key (-----BEGIN PRIVATE KEY-----)")
+}
+
+// credsFile checks for a NATS user's .creds file: a user JWT and an NKey seed.
+func credsFile(data []byte) error {
+	token, _ := nkeys.ParseDecoratedJWT(data) // the whole file when it has no JWT block
+	if _, err := jwt.DecodeUserClaims(token); err != nil {
+		return fmt.Errorf("not a .creds file (no user JWT): %w", err)
+	}
+	if _, err := nkeys.ParseDecoratedUserNKey(data); err != nil {
+		return fmt.Errorf("not a .creds file (no user NKey seed): %w", err)
+	}
+	return nil
 }
 
 func oneOf(s string, options ...string) bool {

@@ -21,6 +21,12 @@ func startEmbeddedNATS(addr, dataDir string) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("EMBEDDED_NATS_ADDR %q: %w", addr, err)
 	}
+	// nats-server does not report a port it cannot listen on (it never becomes ready): try it first.
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, &SettingError{Settings: "EMBEDDED_NATS_ADDR", Err: fmt.Errorf("the embedded nats-server cannot listen on %s (in use, or not this host's; set NATS_URL to use a running server): %w", addr, err)}
+	}
+	_ = l.Close()
 	s, err := server.NewServer(&server.Options{
 		ServerName: "worker-embedded",
 		Host:       host,
@@ -36,7 +42,7 @@ func startEmbeddedNATS(addr, dataDir string) (*server.Server, error) {
 	go s.Start()
 	if !s.ReadyForConnections(10 * time.Second) {
 		s.Shutdown()
-		return nil, fmt.Errorf("embedded nats-server on %s not ready within 10s (is the port taken?)", addr)
+		return nil, fmt.Errorf("embedded nats-server on %s not ready within 10s", addr)
 	}
 	return s, nil
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/objectstore"
 )
@@ -36,6 +38,8 @@ func TestSettingErrors(t *testing.T) {
 		{"s3 refused keys", false, fmt.Errorf("S3_BUCKET b: %w", objectstore.ErrPermission), "S3_ACCESS_KEY/S3_SECRET_KEY"},
 		{"s3 untrusted certificate", false, fmt.Errorf("get: %w", untrusted), "S3_CA_FILE"},
 		{"s3 down", false, fmt.Errorf("S3_BUCKET b: %w", objectstore.ErrUnavailable), ""},
+		{"nats TLS URL on a plain server", true, nats.ErrSecureConnWanted, "NATS_URL/NATS_TLS_CA"},
+		{"s3 https to a plain endpoint", false, fmt.Errorf("get: %w", tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), "S3_USE_SSL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +47,7 @@ func TestSettingErrors(t *testing.T) {
 			if tt.nats {
 				se = natsSettingError(tt.err)
 			} else {
-				se = storageSettingError(tt.err, S3CredentialsStatic)
+				se = storageSettingError(tt.err, Config{S3Credentials: S3CredentialsStatic, S3UseSSL: true})
 			}
 			switch {
 			case tt.setting == "" && se != nil:
@@ -55,7 +59,28 @@ func TestSettingErrors(t *testing.T) {
 			}
 		})
 	}
-	if se := storageSettingError(objectstore.ErrPermission, S3CredentialsChain); se == nil || se.Settings == "S3_ACCESS_KEY/S3_SECRET_KEY" {
+	if se := storageSettingError(objectstore.ErrPermission, Config{S3Credentials: S3CredentialsChain}); se == nil || se.Settings == "S3_ACCESS_KEY/S3_SECRET_KEY" {
 		t.Fatalf("chain credentials named as %v", se)
+	}
+}
+
+// A server or account without JetStream, or replicas on a single server, is a bad setting; a
+// cluster still electing leaders or placing replicas is not.
+func TestJetStreamSettingErrors(t *testing.T) {
+	for _, tt := range []struct {
+		err     error
+		setting string
+	}{
+		{fmt.Errorf("stream: %w", jetstream.ErrJetStreamNotEnabled), "NATS_URL"},
+		{jetstream.ErrJetStreamNotEnabledForAccount, "NATS_CREDS"},
+		{fmt.Errorf("stream: %w", &jetstream.APIError{ErrorCode: 10074, Code: 500, Description: "replicas > 1 not supported in non-clustered mode"}), "JETSTREAM_REPLICAS"},
+		{&jetstream.APIError{ErrorCode: 10023, Code: 503, Description: "insufficient resources"}, ""},
+		{context.DeadlineExceeded, ""},
+		{nats.ErrTimeout, ""},
+	} {
+		se := jetStreamSettingError(tt.err)
+		if (se == nil) != (tt.setting == "") || (se != nil && se.Settings != tt.setting) {
+			t.Errorf("%v: got %v, want setting %q", tt.err, se, tt.setting)
+		}
 	}
 }

@@ -126,16 +126,49 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	if err := countReloads(meter, s.registry); err != nil {
 		return nil, err
 	}
+	// The topology (streams, consumers, buckets) is created or updated idempotently, and retried
+	// within StartupTimeout: a cluster that is still electing its leaders, or just restarted, times
+	// out JetStream API calls, and replicas starting together race to create the same stream.
 	caps, err := newModels(s.currentRegistry(), meter, log)
 	if err != nil {
 		return nil, err
 	}
-	c, err := Build(ctx, cfg, js, s.store, caps, meter, log)
-	if err != nil {
-		// A JetStream API call the user may not make fails as a timeout; the server told the
-		// connection why.
-		if se := natsSettingError(s.pubConn.LastError()); se != nil {
-			return nil, errors.Join(se, err)
+	var c *Components
+	noJetStream := 0
+	// Each JetStream API call waits 5 s (the client's default); an attempt that timed out is repeated
+	// soon: a create the cluster completed meanwhile is found as it is, and a request it dropped
+	// (replicas racing to create one stream may get no answer) is sent again.
+	if err := retryStartupWith(ctx, log, "jetstream", topologyBackoff, func() error {
+		if _, err := js.AccountInfo(ctx); err != nil {
+			// A JetStream API call the user may not make fails as a timeout; the server told the
+			// connection why.
+			if se := natsSettingError(s.pubConn.LastError()); se != nil {
+				return errors.Join(se, err)
+			}
+			// Twice in a row, so that a server still starting is not taken for one without it.
+			if se := jetStreamSettingError(err); se != nil {
+				if noJetStream++; noJetStream > 1 {
+					return se
+				}
+			}
+			return fmt.Errorf("jetstream: %w", err)
+		}
+		noJetStream = 0
+		c, err = Build(ctx, cfg, js, s.store, caps, meter, log)
+		if err != nil {
+			// A JetStream API call the user may not make fails as a timeout; the server told the
+			// connection why.
+			if se := natsSettingError(s.pubConn.LastError()); se != nil {
+				return errors.Join(se, err)
+			}
+			if se := jetStreamSettingError(err); se != nil {
+				return errors.Join(se, err)
+			}
+		}
+		return err
+	}); err != nil {
+		if jsErrorCode(err) == jsInsufficientResources {
+			return nil, &SettingError{Settings: "JETSTREAM_REPLICAS", Err: fmt.Errorf("%d replicas could not be placed within %s (more than the cluster's servers?): %w", cfg.JetStreamReplicas, StartupTimeout, err)}
 		}
 		return nil, err
 	}
@@ -391,15 +424,24 @@ func (s *Service) close() []error {
 	return errs
 }
 
-// StartupTimeout bounds how long New waits for NATS and the object store to become reachable.
+// StartupTimeout bounds how long New waits for each dependency (NATS, the object store, the JetStream
+// topology) to become reachable.
 const StartupTimeout = 60 * time.Second
+
+// topologyBackoff spaces the attempts at creating the JetStream topology: 250 ms, then every 1 s.
+var topologyBackoff = backoff.Policy{Initial: 250 * time.Millisecond, Max: time.Second}
 
 // retryStartup runs f until it succeeds, StartupTimeout passes or ctx ends, logging each failure.
 // A *SettingError (refused credentials or certificates) ends it at once: waiting cannot fix it.
 func retryStartup(ctx context.Context, log *slog.Logger, what string, f func() error) error {
+	return retryStartupWith(ctx, log, what, startupBackoff, f)
+}
+
+// retryStartupWith is retryStartup with its own back-off.
+func retryStartupWith(ctx context.Context, log *slog.Logger, what string, policy backoff.Policy, f func() error) error {
 	deadline := time.Now().Add(StartupTimeout)
 	for attempt := 0; ; attempt++ {
-		wait := startupBackoff.Delay(attempt)
+		wait := policy.Delay(attempt)
 		err := f()
 		if err == nil {
 			return nil
@@ -517,11 +559,18 @@ func OpenStore(ctx context.Context, cfg Config) (Store, error) {
 		return nil, fmt.Errorf("S3_ENDPOINT: %w", err)
 	}
 	if err := st.EnsureBucket(ctx); err != nil {
-		err = fmt.Errorf("S3_BUCKET %s: %w", cfg.S3Bucket, err)
-		if se := storageSettingError(err, cfg.S3Credentials); se != nil {
+		if se := storageSettingError(err, cfg); se != nil {
 			return nil, se
 		}
-		return nil, err
+		if unreachable(err) {
+			// Nothing answered at the endpoint: an outage, or a wrong address.
+			return nil, fmt.Errorf("S3_ENDPOINT %s: not reachable: %w", cfg.S3Endpoint, err)
+		}
+		if !cfg.S3UseSSL && speaksTLS(ctx, cfg.S3Endpoint) {
+			// An HTTPS server answers plain HTTP with a bare 400.
+			return nil, &SettingError{Settings: "S3_USE_SSL", Err: fmt.Errorf("S3_USE_SSL is false but S3_ENDPOINT %s speaks HTTPS: %w", cfg.S3Endpoint, err)}
+		}
+		return nil, fmt.Errorf("S3_BUCKET %s at S3_ENDPOINT %s: %w", cfg.S3Bucket, cfg.S3Endpoint, err)
 	}
 	return st, nil
 }
