@@ -1,13 +1,23 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"flag"
 	"io"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/jwt/v2"
+	"github.com/nats-io/nkeys"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -104,22 +114,31 @@ func TestWithField(t *testing.T) {
 	}
 }
 
-// The TLS, credentials and clustering settings: files must be readable, pairs go together, and the
-// embedded server (a single node without TLS) takes none of them.
+// The TLS, credentials and clustering settings: files must be readable and hold what they must
+// (PEM certificates, a matching key, a .creds file), pairs go together, and the embedded server (a
+// single node without TLS) takes none of them.
 func TestLoadConfigSecuritySettings(t *testing.T) {
 	dir := t.TempDir()
-	ca := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(ca, []byte("pem"), 0o600); err != nil {
-		t.Fatal(err)
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
+	certPEM, keyPEM, credsData := testCredentials(t)
+	ca, key, creds := write("ca.pem", certPEM), write("key.pem", keyPEM), write("user.creds", credsData)
+	notPEM := write("not.pem", []byte("pem"))
 	missing := filepath.Join(dir, "missing.pem")
 	tests := []struct {
 		name string
 		env  map[string]string
 		bad  []string // settings the error names; none: accepted
 	}{
-		{"cluster with TLS and creds", map[string]string{"NATS_URL": "tls://n1:4222,tls://n2:4222", "NATS_TLS_CA": ca, "NATS_CREDS": ca, "JETSTREAM_REPLICAS": "3"}, nil},
-		{"client certificate pair", map[string]string{"NATS_URL": "tls://n1:4222", "NATS_TLS_CERT": ca, "NATS_TLS_KEY": ca}, nil},
+		{"cluster with TLS and creds", map[string]string{"NATS_URL": "tls://n1:4222,tls://n2:4222", "NATS_TLS_CA": ca, "NATS_CREDS": creds, "JETSTREAM_REPLICAS": "3"}, nil},
+		{"client certificate pair", map[string]string{"NATS_URL": "tls://n1:4222", "NATS_TLS_CERT": ca, "NATS_TLS_KEY": key}, nil},
+		{"files that are not PEM or creds", map[string]string{"NATS_URL": "tls://n1:4222", "NATS_TLS_CA": notPEM, "NATS_CREDS": ca, "NATS_TLS_CERT": key, "NATS_TLS_KEY": ca}, []string{"NATS_TLS_CA", "NATS_CREDS", "NATS_TLS_CERT", "NATS_TLS_KEY"}},
+		{"S3 CA not PEM", map[string]string{"S3_ENDPOINT": "s3:9000", "S3_ACCESS_KEY": "a", "S3_SECRET_KEY": "s", "S3_USE_SSL": "true", "S3_CA_FILE": notPEM}, []string{"S3_CA_FILE"}},
 		{"certificate without key", map[string]string{"NATS_URL": "tls://n1:4222", "NATS_TLS_CERT": ca}, []string{"NATS_TLS_CERT"}},
 		{"missing files", map[string]string{"NATS_URL": "tls://n1:4222", "NATS_TLS_CA": missing, "NATS_CREDS": missing}, []string{"NATS_TLS_CA", "NATS_CREDS"}},
 		{"TLS on the embedded server", map[string]string{"NATS_TLS_CA": ca}, []string{"NATS_TLS_CA"}},
@@ -190,4 +209,35 @@ func TestLoadConfigExtractionLimits(t *testing.T) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}
 	}
+}
+
+// testCredentials returns a self-signed certificate and its key (PEM) and a NATS user's .creds file.
+func testCredentials(t *testing.T) (certPEM, keyPEM, creds []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	account, _ := nkeys.CreateAccount()
+	user, _ := nkeys.CreateUser()
+	pub, _ := user.PublicKey()
+	token, err := jwt.NewUserClaims(pub).Encode(account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := user.Seed()
+	if creds, err = jwt.FormatUserConfig(token, seed); err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), creds
 }
