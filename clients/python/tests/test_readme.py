@@ -102,6 +102,7 @@ class PackageTest(unittest.TestCase):
             self.assertEqual(out.returncode, 0, out.stderr)
             file, version, requires = out.stdout.splitlines()
             self.assertTrue(file.startswith(target), file)
+            self.assertTrue(os.path.exists(os.path.join(os.path.dirname(file), "py.typed")), "no py.typed: type checkers ignore the hints")
             self.assertEqual(version, "0.1.0")
             self.assertIn("nats-py", requires)
         finally:
