@@ -4,7 +4,7 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor soak lint tools js-deps mcp-deps clean
+.PHONY: all build run test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor soak lint tools js-deps mcp-deps py-deps clean
 
 all: lint test
 
@@ -39,8 +39,13 @@ $(MCPJS)/node_modules/.installed: $(MCPJS)/package.json $(MCPJS)/package-lock.js
 	cd $(MCPJS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+## py-deps: python3 (3.9+) for the Python client's tests, from Debian when missing; no pip packages
+## (nats-py comes from clients/python/third_party when it is not installed)
+py-deps:
+	./scripts/install-python.sh
+
 ## test: every test, against a real embedded nats-server and a real MinIO process
-test: tools js-deps mcp-deps
+test: tools js-deps mcp-deps py-deps
 	$(GO) vet ./...
 	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v /integration)
 	$(MAKE) integration
@@ -49,7 +54,7 @@ test: tools js-deps mcp-deps
 	$(MAKE) image-check
 
 ## integration: the multi-process suite only (also part of `make test`)
-integration: tools js-deps mcp-deps
+integration: tools js-deps mcp-deps py-deps
 	ARTIFACT_WORKER_REQUIRE_JS=1 ARTIFACT_WORKER_REQUIRE_PYTHON=1 $(GO) test -timeout 30m -count=1 -v ./integration/...
 
 ## bench: benchmarks; results and the command go to BENCHMARKS.md
