@@ -46,26 +46,67 @@ func KnownCapability(name string) bool {
 	return slices.Contains(Capabilities(), name)
 }
 
-// GetArtifactRequest is the body of tool.get_artifact.
+// GetArtifactRequest is the body of a request published on tool.get_artifact (wire contract v1).
 type GetArtifactRequest struct {
+	// Caller-chosen id, unique per request. Echoed in the reply; also sent as the Nats-Msg-Id
+	// header for de-duplication. Missing or empty: invalid_request (field request_id),
+	// dead-lettered. At most 256 bytes of UTF-8; a wrong type, invalid UTF-8 or a longer value:
+	// invalid_request (field request_id), dead-lettered, like a missing one. Other spellings
+	// (requestId, ...) are refused: invalid_request naming them.
+	//
+	//schema:minLength 1
+	//schema:maxLength MaxIDLen
 	RequestID string `json:"request_id"`
-	// Ref is "artifact:{id}", a bare id, or a workspace id "ws:{workspaceId}:{base64url(path)}".
+	// "artifact:{id}", a bare id, or a workspace id "ws:{workspaceId}:{base64url(relativePath)
+	// without padding}". Empty: invalid_request (field ref); malformed id: invalid_artifact_id;
+	// unknown: artifact_not_found. At most 2048 bytes (longer: invalid_request).
+	//
+	//schema:minLength 1
+	//schema:examples ["artifact:a1", "a1", "ws:team-7:cmVwb3J0cy9xMS5wZGY"]
+	//schema:maxLength MaxRefLen
 	Ref string `json:"ref"`
-	// ServiceID names the agent's LLM service in the capability registry.
+	// The agent's LLM service id in the worker's capability registry (llmservices.json). Unknown or
+	// absent: text only. At most 256 bytes.
+	//
+	//schema:maxLength MaxIDLen
+	//schema:alias serviceId design document 000
 	ServiceID string `json:"service_id,omitempty"`
-	// Capabilities, when present (even empty), overrides the registry for this request. nil leaves
-	// the field out (the registry's entry for ServiceID applies); []string{} sends [] (text only).
+	// Go: Capabilities, when present (even empty), overrides the registry for this request. nil
+	// leaves the field out (the registry's entry for ServiceID applies); []string{} sends [] (text
+	// only).
+	//
+	// Explicit input capabilities of the model; when present (even []), they replace the registry's
+	// entry for service_id. An unknown name: invalid_request (field capabilities).
+	//
+	//schema:enum Capabilities
 	Capabilities []string `json:"capabilities,omitzero"`
-	// Dialect of Assembly: openai-chat (default) or anthropic.
+	// Dialect of result.assembly. Absent: openai-chat. Anything else: invalid_request (field
+	// dialect).
+	//
+	//schema:enum Dialects
 	Dialect string `json:"dialect,omitempty"`
-	// Locale of descriptions: zh (default) or en.
+	// Language of descriptions written in place of content. Absent: zh. Anything else:
+	// invalid_request (field locale).
+	//
+	//schema:enum Locales
 	Locale string `json:"locale,omitempty"`
-	// Media says where the reply carries the artifact's media (base64): MediaBoth (default), MediaResult
-	// or MediaAssembly. One copy halves the reply of an image or file.
+	// Where the reply carries the artifact's media (base64). both (default): imageUrl/file and
+	// assembly, the media twice; result: imageUrl/file only, no assembly; assembly: assembly only,
+	// no imageUrl/file (contentType, routing, content and metadata stay). The default keeps callers
+	// written before this field working whichever half they read; a caller that reads one half
+	// should ask for it, which halves the reply of an image or file. Anything else: invalid_request
+	// (field media).
+	//
+	//schema:enum MediaModes
 	Media string `json:"media,omitempty"`
-	// ExtractText asks for the text inside a document the model cannot take as a file (PDF, DOCX,
-	// XLSX, PPTX, ODT, ODS, ODP, EPUB) instead of its description. Absent: the registry entry's
-	// extractText decides (default false).
+	// true: a document the model cannot take as a file (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB)
+	// is answered with its extracted text (routing text, first line "[已提取文本] report.pdf
+	// (artifact:...)" or "[Extracted text] ...", page, sheet, slide or chapter markers inside, a
+	// last line when cut at EXTRACT_MAX_CHARS or stopped at EXTRACT_TIMEOUT), metadata.extracted
+	// says what was read; a scanned PDF says it has no text layer; an encrypted or corrupt document
+	// gets the processing-failure description, never an error. false: the description, even when
+	// the registry entry asks for extraction. Absent: the registry entry's extractText (default
+	// false). A model that takes the document as a file still gets the file.
 	ExtractText *bool `json:"extract_text,omitempty"`
 }
 
@@ -112,15 +153,32 @@ const (
 // already reads a ContentRouteResult needs no change. Base64 only ever appears in ImageURL.ImageURL.URL
 // and File.File.Data, never in Content.
 type ContentRouteResult struct {
+	// What the artifact is.
+	//
+	//schema:enum ContentTypes
 	ContentType string `json:"contentType"`
-	Routing     string `json:"routing"`
-	// Content is the text itself (routing text, content type text) or a short description.
+	// How it reaches the model: text (content holds the text or a description), image_url (imageUrl
+	// is set, unless the request asked for media "assembly"), file (file is set, unless media
+	// "assembly").
+	//
+	//schema:enum Routings
+	Routing string `json:"routing"`
+	// routing text: the text byte-for-byte (contentType text), or a description in the request's
+	// locale: design document 000's four-line template ([无法读取] {filename} (artifact:{id}) /
+	// 类型: {friendlyType} / 大小: {size} / 当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。;
+	// English: [Cannot read] ... / Type: ... / Size: ... / The current model does not support
+	// reading this type of file. Consider creating an agent with the required capability to handle
+	// it.; a too-large artifact or an image format no model API accepts says so on the last line),
+	// or, for content that exists but cannot be processed, 000's [文件处理失败: {filename}]\n错误:
+	// 无法读取文件内容\n请检查文件是否损坏 ([File processing failed: {filename}]\nError: unable to read
+	// the file content\nPlease check whether the file is damaged). routing image_url/file: 000's
+	// label 工件内容 ({filename}): (Artifact content ({filename}):).
 	Content  string           `json:"content"`
 	ImageURL *ImageURLPart    `json:"imageUrl,omitempty"`
 	File     *FilePart        `json:"file,omitempty"`
 	Metadata ArtifactMetadata `json:"metadata"`
-	// ImageProcessing says what was done to a routed image to fit the model (routing image_url):
-	// the original and the sent format, dimensions and bytes, and the actions taken.
+	// What was done to a routed image to fit the model (routing image_url): the original and the
+	// sent format, dimensions and bytes, and the actions taken.
 	ImageProcessing *ImageProcessing `json:"imageProcessing,omitempty"`
 }
 
@@ -133,45 +191,69 @@ const (
 	ImageReencoded  = "reencoded"   // re-encoded in its own format and size (metadata dropped)
 )
 
-// ImageProcessing is what was done to an image before sending it. Actions is empty when the
-// image went as it was.
+// ImageProcessing is set with routing image_url: what was done to fit the image to the model
+// (docs/providers.md limits). actions empty or absent: sent as it was.
 type ImageProcessing struct {
 	Original ImageInfo `json:"original"`
 	Sent     ImageInfo `json:"sent"`
-	Actions  []string  `json:"actions,omitempty"`
+	// oriented: EXIF orientation applied; first_frame: an animated GIF reduced to its first frame;
+	// converted: format changed; downscaled: made smaller for the model's limits; reencoded:
+	// re-encoded as it was (metadata dropped).
+	//
+	//schema:enum ImageActions
+	Actions []string `json:"actions,omitempty"`
 }
 
-// ImageInfo is one image's format, dimensions (0 when unknown) and size in bytes.
+// ImageInfo is one image's format, dimensions and size in bytes.
 type ImageInfo struct {
+	// png, jpeg, gif, webp, bmp, tiff, ...
 	Format string `json:"format"`
-	Width  int    `json:"width"`
-	Height int    `json:"height"`
-	Bytes  int64  `json:"bytes"`
+	// Pixels; 0 when the format is not decoded here.
+	//
+	//schema:minimum 0
+	Width int `json:"width"`
+	//schema:minimum 0
+	Height int `json:"height"`
+	// Size of the encoded image (not its base64).
+	//
+	//schema:minimum 0
+	Bytes int64 `json:"bytes"`
 }
 
 // ImageURLPart is an OpenAI-style image part: {"type":"image_url","image_url":{"url":"data:..."}}.
 type ImageURLPart struct {
+	//schema:const "image_url"
 	Type     string   `json:"type"`
 	ImageURL ImageURL `json:"image_url"`
 }
 
-// ImageURL holds a data URL.
+// ImageURL holds the data URL of an ImageURLPart.
+//
+//schema:inline
 type ImageURL struct {
+	// data:{mime};base64,{data}
+	//
+	//schema:pattern "^data:[^;,]+;base64,"
 	URL string `json:"url"`
 }
 
-// FilePart is the seeds' file part: {"type":"file","file":{"filename","mimeType","data"}}; Data is
-// standard base64 without a data: prefix.
+// FilePart is the seeds' file part: {"type":"file","file":{"filename","mimeType","data"}}.
 type FilePart struct {
+	//schema:const "file"
 	Type string   `json:"type"`
 	File FileData `json:"file"`
 }
 
 // FileData is the body of a FilePart.
+//
+//schema:inline
 type FileData struct {
 	Filename string `json:"filename"`
 	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
+	// Standard base64, no data: prefix.
+	//
+	//schema:contentEncoding "base64"
+	Data string `json:"data"`
 	// DataURL is never on the wire. routing.Route sets it to "data:{MimeType};base64,{Data}", built
 	// once with Data as its tail (the same memory), and routing.Assemble reuses it for the OpenAI
 	// dialects' file parts instead of building another copy of the base64. Empty, or not that URL,
@@ -179,61 +261,111 @@ type FileData struct {
 	DataURL string `json:"-"`
 }
 
-// ArtifactMetadata describes the artifact a ContentRouteResult is about, with design document 000's
-// field meanings: Type is the artifact's MIME type (as 000's artifact.type and 004's metadata
-// "type": "text/javascript"), the same value as MimeType; BinaryType is the category of a binary
-// artifact (BinaryImage, BinaryAudio, BinaryVideo, BinaryDocument, BinaryOther), absent for text;
-// Format names the detected format ("png", "pdf", "md").
+// ArtifactMetadata describes the artifact a result is about, with design document 000's field
+// meanings (docs/design.md): type is the artifact's MIME type, the same value as mimeType;
+// binaryType is the category of a binary artifact, absent for text; format names the detected
+// format.
 type ArtifactMetadata struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	Filename  string    `json:"filename"`
-	MimeType  string    `json:"mimeType"`
+	// Bare artifact id, or the full ws: id of a workspace file.
+	ID string `json:"id"`
+	// The detected MIME type, the same value as mimeType (design document 000's artifact.type,
+	// design document 004's "type": "text/javascript"). Contract v1 before the correction sent the
+	// kind (text, image, ...) here: see the README's Versioning section.
+	Type string `json:"type"`
+	// Never empty: the filename metadata, else the workspace path's last element, else the id, else
+	// 未知文件 (unknown file).
+	Filename string `json:"filename"`
+	// Detected MIME type (content wins over a declared type it contradicts).
+	MimeType string `json:"mimeType"`
+	// Bytes.
+	//
+	//schema:minimum 0
 	Size      int64     `json:"size"`
 	CreatedAt time.Time `json:"createdAt"`
-	// BinaryType is the category of a binary artifact; empty (absent) for text.
+	// Category of a binary artifact, as design document 000's detectBinaryType; absent for text.
+	//
+	//schema:enum BinaryTypes
 	BinaryType string `json:"binaryType,omitempty"`
-	// Format is the detected format ("png", "jpeg", "pdf", "mp3", "zip", "md", "txt"); absent when
-	// unknown.
+	// Detected format: png, jpeg, pdf, mp3, zip, elf, md, txt, ...; absent when unknown.
 	Format string `json:"format,omitempty"`
-	// TooLarge is set when the artifact exceeded the size limit and was described, not read.
+	// Over the worker's size limit: described from its metadata, not read.
 	TooLarge bool `json:"tooLarge,omitempty"`
-	// Confidence of the type detection, 0..1.
-	Confidence   float64 `json:"confidence,omitempty"`
-	WorkspaceID  string  `json:"workspaceId,omitempty"`
-	RelativePath string  `json:"relativePath,omitempty"`
-	// Extracted is set when Content holds text extracted from the document (extract_text).
+	// Confidence of the type detection.
+	//
+	//schema:minimum 0
+	//schema:maximum 1
+	Confidence float64 `json:"confidence,omitempty"`
+	// Set for workspace files.
+	WorkspaceID string `json:"workspaceId,omitempty"`
+	// Set for workspace files.
+	RelativePath string `json:"relativePath,omitempty"`
+	// Set when content holds text extracted from the document (request field extract_text, or the
+	// registry entry's extractText).
 	Extracted *Extraction `json:"extracted,omitempty"`
 }
 
 // Extraction says what text extraction read from a document.
+//
+//schema:additionalProperties false
 type Extraction struct {
-	// Unit of the document's parts: page, sheet, slide, chapter, or document (one flowing text).
+	// What the document's parts are; document: one flowing text (DOCX, ODT).
+	//
+	//schema:enum ["page", "sheet", "slide", "chapter", "document"]
 	Unit string `json:"unit"`
-	// Total parts in the document, and how many were read before any time limit.
+	// Parts in the document.
+	//
+	//schema:minimum 0
 	Total int `json:"total"`
-	Read  int `json:"read"`
-	// Chars is the number of characters (Unicode code points) of document text in Content;
-	// Remaining those left out by the character limit (Truncated).
-	Chars     int  `json:"chars"`
-	Remaining int  `json:"remaining,omitempty"`
+	// Parts read before any time limit.
+	//
+	//schema:minimum 0
+	Read int `json:"read"`
+	// Characters (Unicode code points) of document text in content.
+	//
+	//schema:minimum 0
+	Chars int `json:"chars"`
+	// Characters left out by EXTRACT_MAX_CHARS.
+	//
+	//schema:minimum 0
+	Remaining int `json:"remaining,omitempty"`
+	// Text was left out by EXTRACT_MAX_CHARS; content's last line says how much.
 	Truncated bool `json:"truncated,omitempty"`
-	// TimedOut: the time limit stopped extraction after Read parts.
+	// EXTRACT_TIMEOUT stopped extraction after read parts.
 	TimedOut bool `json:"timedOut,omitempty"`
-	// NoText: a PDF without a text layer (a scan).
+	// A PDF without a text layer (a scan): content says so.
 	NoText bool `json:"noText,omitempty"`
 }
 
-// GetArtifactResult is the result of tool.get_artifact: the ContentRouteResult fields at the top
-// level, plus Assembly, the message parts ready to send in the requested dialect. With media
-// "assembly" the result has no ImageURL or File; with media "result" it has no Assembly.
+// GetArtifactResult is the "result" of an ok reply on tool.get_artifact: the seeds'
+// ContentRouteResult fields at the top level (a runtime that reads a ContentRouteResult needs no
+// change) plus assembly. With the request's media "both" (the default) all of them are present;
+// media "result" leaves assembly out, media "assembly" leaves imageUrl and file out. Base64 only
+// ever appears in imageUrl.image_url.url, file.file.data and media parts of assembly, never in
+// content.
+//
+//schema:allOf [
+//schema:allOf   {
+//schema:allOf     "if": {
+//schema:allOf       "properties": {"routing": {"const": "image_url"}},
+//schema:allOf       "not": {"required": ["assembly"]}
+//schema:allOf     },
+//schema:allOf     "then": {"required": ["imageUrl"]}
+//schema:allOf   },
+//schema:allOf   {
+//schema:allOf     "if": {
+//schema:allOf       "properties": {"routing": {"const": "file"}},
+//schema:allOf       "not": {"required": ["assembly"]}
+//schema:allOf     },
+//schema:allOf     "then": {"required": ["file"]}
+//schema:allOf   }
+//schema:allOf ]
 type GetArtifactResult struct {
 	ContentRouteResult
-	// Usage estimates the input tokens of what is sent, against the same media as base64 text.
+	// Estimated input tokens of what is sent, against the same media as base64 text.
 	Usage    Usage    `json:"usage"`
 	Assembly Assembly `json:"assembly,omitzero"`
-	// Model says what decided which inputs the model takes: the capability registry entry that
-	// service_id resolved to, the request's capabilities list, or nothing (text only).
+	// What decided which inputs the model takes: the capability registry entry that service_id
+	// resolved to, the request's capabilities list, or nothing (text only).
 	Model *ModelDecision `json:"model,omitempty"`
 }
 
@@ -244,24 +376,29 @@ const (
 	DecidedByNone     = "none"     // service_id resolved to no entry (or was empty): text only
 )
 
-// ModelDecision says which capability registry entry decided a result, or that none did. README,
-// "Which models it knows", has the resolution rules; `worker models explain NAME` shows the same
-// decision with its steps.
+// ModelDecision says what decided which inputs the model takes: the capability registry entry
+// service_id resolved to (README, "Which models it knows": provider prefixes, regions, Bedrock and
+// Vertex versions, dated snapshots, -latest, gateway variants, case), the request's capabilities
+// list, or nothing (text only). `worker models explain NAME` shows the same decision step by step.
 type ModelDecision struct {
-	// DecidedBy is DecidedByRegistry, DecidedByRequest or DecidedByNone.
+	// registry: service_id resolved to an entry; request: the request's capabilities list decided;
+	// none: service_id resolved to no entry (or was empty), so the model is treated as text only.
+	//
+	//schema:enum DecidedBy
 	DecidedBy string `json:"decidedBy"`
-	// Entry is the registry entry's id (decidedBy registry), e.g. "claude-3-5-sonnet-20240620" for
-	// "anthropic.claude-3-5-sonnet-20240620-v1:0".
+	// decidedBy registry: the entry's id, e.g. claude-3-5-sonnet-20240620 for
+	// anthropic.claude-3-5-sonnet-20240620-v1:0.
 	Entry string `json:"entry,omitempty"`
-	// Provider is the entry's provider, the model's own ("openai", "anthropic", "google", ...).
+	// decidedBy registry: the entry's provider, the model's own (openai, anthropic, google, xai,
+	// mistral, ...).
 	Provider string `json:"provider,omitempty"`
-	// ServedBy is the provider the name says serves the model ("bedrock" for
-	// "anthropic.claude-...-v1:0", "vertex", "openrouter", ...); its formats and limits apply when
-	// the registry has them, else Provider's.
+	// decidedBy registry: the provider the name says serves the model (bedrock for
+	// anthropic.claude-...-v1:0, vertex, openrouter, ...); its formats and limits apply when the
+	// registry has them, else provider's.
 	ServedBy string `json:"servedBy,omitempty"`
-	// Source is where the entry comes from: "curated" (the built-in hand-curated list),
-	// "catalogue" (the built-in catalogue converted from models.dev and LiteLLM), or "file" (the
-	// registry file, LLM_SERVICES_FILE).
+	// decidedBy registry: curated (the built-in hand-curated list), catalogue (the built-in
+	// catalogue from models.dev and LiteLLM) or file (LLM_SERVICES_FILE; `worker models explain`
+	// names it).
 	Source string `json:"source,omitempty"`
 }
 
@@ -275,71 +412,164 @@ const (
 	UsageUnknown         = "unknown"          // no formula for this media: tokensSaved is 0
 )
 
-// Usage is the estimated input-token cost of a tool result (PROVIDERS.md, "Token cost"). The
-// estimates are for the dialect's provider; the text is counted at 4 ASCII characters or 1 other
-// character per token.
+// Usage estimates the input tokens of what is sent, against the same bytes sent as base64 text
+// (docs/providers.md formulas; 0.71 tokens per base64 character). The estimates are for the
+// dialect's provider; text counts 4 ASCII characters or 1 other character per token.
 type Usage struct {
-	// InputTokens estimates what the assembly costs as sent: its text plus the media part.
+	// Estimated input tokens of the assembly as sent: the text plus the media part by the
+	// provider's formula.
+	//
+	//schema:minimum 0
 	InputTokens int64 `json:"inputTokens"`
-	// Base64TextTokens estimates what the same text plus the media's base64 would cost as text
-	// (0.71 tokens per base64 character, measured).
+	// Estimated input tokens if the media's base64 were sent as text, plus the same text.
+	//
+	//schema:minimum 0
 	Base64TextTokens int64 `json:"base64TextTokens"`
-	// TokensSaved is Base64TextTokens - InputTokens; 0 when only text is sent or the media's cost
-	// has no formula (Basis UsageUnknown).
+	// base64TextTokens - inputTokens; 0 when nothing is sent but text or the media's cost is not
+	// known.
 	TokensSaved int64 `json:"tokensSaved"`
-	// Basis is how the media part was estimated (Usage* constants).
+	// How inputTokens was estimated for the media part.
+	//
+	//schema:enum UsageBases
 	Basis string `json:"basis"`
 }
 
-// Assembly holds what the agent runtime sends to the model for a tool call's result, in Dialect.
-// ToolContent goes where the dialect's API puts a tool's result:
+// Assembly holds the parts the runtime sends to the model for this tool call; toolContent goes
+// where the dialect's API puts a tool's result. openai-chat: the string content of the tool message
+// (OpenAI accepts text only there); when media is routed, followUp holds one user message carrying
+// it (with several tool calls in one turn: every tool message first, then the follow-ups in call
+// order). openai-responses: function_call_output.output, a string or a list of input_text,
+// input_image, input_file. anthropic: tool_result.content, a list of text, image and document
+// blocks. gemini: a functionResponse object without name and id ({response:{output}}); for a model
+// that takes media inside a function response (registry toolResultMedia "inline": Gemini 3) it also
+// has parts:[{inlineData}], otherwise ("followUp", the default: Gemini 2.x) followUp holds one user
+// content ({role:"user", parts:[{text}, {inlineData}]}) carrying the media (with several calls in
+// one turn: every functionResponse in one content first, then the follow-ups in call order).
+// bedrock-converse: toolResult.content, a list of text, image, document and video blocks.
+// langchain: a ToolMessage's content, a list of v1 standard blocks (text, image, file, audio,
+// video) in langchain-core Python's shape (base64, mime_type, extras.filename). langchain-js: the
+// same blocks in LangChain.js's shape (data, mimeType, metadata.filename). followUp is only ever
+// set for openai-chat and gemini.
 //
-//   - openai-chat: the tool message's content, a string (tool messages take text only); when media
-//     is routed to the model, FollowUp holds one user message carrying it. With several tool calls
-//     in one turn, every tool message comes first, then the follow-ups in call order.
-//   - openai-responses: function_call_output.output (a string, or input_text/input_image/input_file).
-//   - anthropic: the tool_result block's content list (text, image, document blocks).
-//   - gemini: a functionResponse object without name and id ({"response":{"output"}}). Where the
-//     model takes media inside a function response (registry toolResultMedia "inline": Gemini 3),
-//     it carries the media ("parts":[{"inlineData"}]); otherwise ("followUp", the default: Gemini
-//     2.x) FollowUp holds one user content ({"role":"user","parts":[text, inlineData]}) to send
-//     after every functionResponse of the turn.
-//   - bedrock-converse: toolResult.content (text, image, document, video blocks).
-//   - langchain: a ToolMessage's content, LangChain v1 standard blocks (Python's shape);
-//     langchain-js: the same in LangChain.js's shape.
+// Go: client.Turn builds a whole turn from several results.
 //
-// FollowUp is empty except for openai-chat and gemini. client.Turn builds a whole turn from several
-// results; RequestLimits, when set, are the limits the model's provider enforces across one
-// request, which the turn helpers keep a turn within.
+//schema:allOf [
+//schema:allOf   {
+//schema:allOf     "if": {"properties": {"dialect": {"const": "openai-chat"}}},
+//schema:allOf     "then": {
+//schema:allOf       "properties": {
+//schema:allOf         "toolContent": {"type": "string"},
+//schema:allOf         "followUp": {"items": {"required": ["content"]}}
+//schema:allOf       }
+//schema:allOf     }
+//schema:allOf   },
+//schema:allOf   {
+//schema:allOf     "if": {"properties": {"dialect": {"enum": [
+//schema:allOf       "openai-responses", "anthropic", "bedrock-converse", "langchain", "langchain-js"
+//schema:allOf     ]}}},
+//schema:allOf     "then": {"properties": {"followUp": {"maxItems": 0}}}
+//schema:allOf   },
+//schema:allOf   {
+//schema:allOf     "if": {"properties": {"dialect": {"enum": ["anthropic", "bedrock-converse", "langchain", "langchain-js"]}}},
+//schema:allOf     "then": {"properties": {"toolContent": {"type": "array"}}}
+//schema:allOf   },
+//schema:allOf   {
+//schema:allOf     "if": {"properties": {"dialect": {"const": "gemini"}}},
+//schema:allOf     "then": {
+//schema:allOf       "properties": {
+//schema:allOf         "toolContent": {
+//schema:allOf           "type": "object",
+//schema:allOf           "required": ["response"]
+//schema:allOf         },
+//schema:allOf         "followUp": {
+//schema:allOf           "maxItems": 1,
+//schema:allOf           "items": {
+//schema:allOf             "required": ["parts"],
+//schema:allOf             "properties": {
+//schema:allOf               "role": {
+//schema:allOf                 "const": "user"
+//schema:allOf               },
+//schema:allOf               "parts": {
+//schema:allOf                 "minItems": 1
+//schema:allOf               }
+//schema:allOf             }
+//schema:allOf           }
+//schema:allOf         }
+//schema:allOf       }
+//schema:allOf     }
+//schema:allOf   }
+//schema:allOf ]
 type Assembly struct {
-	Dialect       string          `json:"dialect"`
-	ToolContent   json.RawMessage `json:"toolContent"`
-	FollowUp      []ChatMessage   `json:"followUp,omitempty"`
-	RequestLimits *RequestLimits  `json:"requestLimits,omitempty"`
+	//schema:enum Dialects
+	Dialect string `json:"dialect"`
+	// openai-chat: a string. openai-responses: a string or a list of parts. gemini: an object.
+	// anthropic, bedrock-converse, langchain, langchain-js: a list of blocks (possibly empty).
+	//
+	//schema:oneOf [
+	//schema:oneOf   {"type": "string"},
+	//schema:oneOf   {"type": "array", "items": {"type": "object"}},
+	//schema:oneOf   {"type": "object"}
+	//schema:oneOf ]
+	//ts:type string | Array<Record<string, unknown>> | Record<string, unknown>
+	ToolContent json.RawMessage `json:"toolContent"`
+	// openai-chat and gemini only: messages to append after every tool message (gemini: after the
+	// content holding every functionResponse) of the turn, in call order.
+	FollowUp []ChatMessage `json:"followUp,omitempty"`
+	// The limits the model's provider enforces across one request (sizes counted on base64); the
+	// turn helpers (client.Turn, assembleTurn) keep a turn within them. Absent when the provider
+	// sets none or is not known.
+	RequestLimits *RequestLimits `json:"requestLimits,omitempty"`
 }
 
 // RequestLimits are limits a provider enforces across one request (docs/providers.md, "Formats
 // and limits", per request; docs/design.md, "Per-request limits"). Zero fields set no limit. Sizes
 // are counted on the media's base64 (what the request carries), which never undercounts.
+//
+//schema:inline
+//schema:additionalProperties false
 type RequestLimits struct {
 	// MaxImages bounds the images of one request (OpenAI 500, Anthropic 100).
+	//
+	//schema:minimum 0
 	MaxImages int `json:"maxImages,omitempty"`
 	// MaxImageBytes bounds all images of one request (OpenAI: 50 MB of images).
+	//
+	//schema:minimum 0
 	MaxImageBytes int64 `json:"maxImageBytes,omitempty"`
 	// MaxBytes bounds all media of one request (Anthropic: 32 MB per request; Gemini: inline data).
+	//
+	//schema:minimum 0
 	MaxBytes int64 `json:"maxBytes,omitempty"`
 	// MaxPDFPages bounds the PDF pages of one request (Anthropic: 100).
+	//
+	//schema:minimum 0
 	MaxPDFPages int `json:"maxPdfPages,omitempty"`
 	// ManyImages and ManyImagesMaxEdge: a request with more than ManyImages images takes images
 	// with a long edge of at most ManyImagesMaxEdge pixels (Anthropic: 20, 2000).
-	ManyImages        int `json:"manyImages,omitempty"`
+	//
+	//schema:minimum 0
+	ManyImages int `json:"manyImages,omitempty"`
+	//schema:minimum 0
 	ManyImagesMaxEdge int `json:"manyImagesMaxEdge,omitempty"`
 }
 
-// ChatMessage is a message in the dialect's own shape: openai-chat sets Content (a string or a list
-// of parts), gemini sets Parts (a Content's parts: text and inlineData).
+// ChatMessage is a message in the dialect's own shape: openai-chat has content (a string or a list
+// of parts), gemini has parts (a Content's parts: text and inlineData).
+//
+//schema:oneOf [{"required": ["content"]}, {"required": ["parts"]}]
 type ChatMessage struct {
-	Role    string          `json:"role"`
+	//schema:examples ["user"]
+	Role string `json:"role"`
+	// A string or a list of parts (text, image_url, file with file_data, input_audio).
+	//
+	//schema:oneOf [{"type": "string"}, {"type": "array", "items": {"type": "object"}}]
+	//ts:type string | Array<Record<string, unknown>>
 	Content json.RawMessage `json:"content,omitempty"`
-	Parts   json.RawMessage `json:"parts,omitempty"`
+	// gemini: the parts of a Content, a text part and an inlineData part ({inlineData:{mimeType,
+	// data}}, data standard base64).
+	//
+	//schema:type "array"
+	//schema:items {"type": "object"}
+	//ts:type Array<Record<string, unknown>>
+	Parts json.RawMessage `json:"parts,omitempty"`
 }

@@ -2,29 +2,57 @@ package contracts
 
 import "encoding/json"
 
-// Reply is the envelope of every reply. Exactly one of Result (when OK) or Error (when not OK) is set.
+// Reply is the envelope of every reply the worker publishes to a request's Reply-To subject (with
+// the header Contract-Version: 1). ok true: result holds the subject's result (see
+// <subject>.result.json). ok false: error is set. Exactly one of result and error is set. Consumers
+// must ignore properties they do not know.
+//
+//schema:if {"properties": {"ok": {"const": true}}}
+//schema:then {"required": ["result"], "not": {"required": ["error"]}}
+//schema:else {"required": ["error"], "not": {"required": ["result"]}}
+//ts:params <R = unknown>
 type Reply struct {
-	// RequestID is the request's request_id; for a request without one (an invalid_request reply)
-	// it is the request's Nats-Msg-Id header, or empty.
-	RequestID string          `json:"request_id"`
-	OK        bool            `json:"ok"`
-	Result    json.RawMessage `json:"result,omitempty"`
-	Error     *Error          `json:"error,omitempty"`
+	// The request's request_id. When the request had none (an invalid_request reply), the request's
+	// Nats-Msg-Id, or "".
+	RequestID string `json:"request_id"`
+	OK        bool   `json:"ok"`
+	// Present when ok is true; its shape depends on the subject.
+	//
+	//ts:type R
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
 }
 
-// Error is the error object of a failed reply. Code is stable and meant for programs; Message is for
-// people and may change. Field names the offending request field (or header: Reply-To, Claim-Check)
-// for invalid_request; Ref echoes the artifact reference for artifact errors.
+// Error is the error object of a failed reply: code is stable and meant for programs, message is
+// for people and may change.
+//
+//ts:name ErrorObject
 type Error struct {
-	Code    string `json:"code"`
+	// Stable, for programs. New codes may be added within v1: treat an unknown code as a permanent
+	// failure unless retryable is true.
+	//
+	//schema:enum ErrorCodes
+	Code string `json:"code"`
+	// For people; may change. Localised (locale) for the history-image codes and for
+	// artifact_not_found on tool.get_artifact. At most 1024 bytes: input is quoted by a short
+	// prefix.
 	Message string `json:"message"`
-	Field   string `json:"field,omitempty"`
-	Ref     string `json:"ref,omitempty"`
-	// Retryable tells the caller that sending the same request again later may succeed.
+	// invalid_request: the offending request field or header (request_id, ref, dialect, Reply-To,
+	// Claim-Check, ...); empty when the body is not JSON; for invalid UTF-8 the top-level field
+	// (the message gives the path). At most 128 bytes.
+	Field string `json:"field,omitempty"`
+	// The artifact reference the error is about. At most 2048 bytes.
+	Ref string `json:"ref,omitempty"`
+	// Sending the request again later may succeed. Within 2 minutes of the first publish, a request
+	// with the same Nats-Msg-Id is dropped by JetStream as a duplicate: retry with a new
+	// request_id.
 	Retryable bool `json:"retryable,omitempty"`
-	// Assembly is set on every error reply of tool.get_artifact and tool.get_history_image: the
-	// tool result to give the model instead of the content, in the request's dialect and locale,
-	// with the same shape as a result's assembly. The runtime forwards it as it forwards a result's.
+	// tool.get_artifact and tool.get_history_image: the tool result to give the model instead of
+	// content, in the request's dialect and locale (defaults when the request could not be read):
+	// get_artifact: design document 000's error object as text,
+	// {"error":"artifact_not_found","ref":"...","message":"工件不存在或已被删除"} (every
+	// code; ref when known); get_history_image: design document 002's text,
+	// [{"type":"text","text":"无效的图片标识符"}] with anthropic. Absent on other subjects.
 	Assembly *Assembly `json:"assembly,omitempty"`
 }
 

@@ -2,97 +2,223 @@ package contracts
 
 import "encoding/json"
 
-// GetHistoryImageRequest is the body of tool.get_history_image.
+// GetHistoryImageRequest is the body of a request published on tool.get_history_image (wire
+// contract v1).
 type GetHistoryImageRequest struct {
+	// Caller-chosen id, unique per request; echoed in the reply and sent as Nats-Msg-Id. At most
+	// 256 bytes of UTF-8; a wrong type, invalid UTF-8 or a longer value: invalid_request (field
+	// request_id), dead-lettered, like a missing one. Other spellings (requestId, ...) are refused:
+	// invalid_request naming them.
+	//
+	//schema:minLength 1
+	//schema:maxLength MaxIDLen
 	RequestID string `json:"request_id"`
-	// ImageMD5 is the hex MD5 from a [Picture:history_{md5}] (or [File:history_{md5}]) placeholder,
-	// with or without "history_", or the whole placeholder.
+	// The hash from a [Picture:history_{md5}] placeholder: 8 to 32 hex digits, with or without the
+	// "history_" prefix (the whole placeholder is accepted too). Not matching: error
+	// invalid_image_id (not invalid_request). Not cached or expired: image_not_found.
+	//
+	//schema:examples [
+	//schema:examples   "9e107d9d372bb6826bd81d3542a419d6",
+	//schema:examples   "history_9e107d9d372bb6826bd81d3542a419d6"
+	//schema:examples ]
 	ImageMD5 string `json:"image_md5"`
-	// ServiceID and Capabilities work as in GetArtifactRequest: the image is fitted to what the
-	// model accepts (formats and limits), and described when the model has no vision. With neither,
-	// the model is taken to have vision, and the dialect's provider's formats apply.
-	ServiceID    string   `json:"service_id,omitempty"`
+	// The agent's LLM service id in the worker's capability registry: the image is fitted to the
+	// formats and limits its model accepts (converted, downscaled), and described instead when the
+	// model has no vision. Absent (and no capabilities): the model is taken to have vision, with
+	// the formats of the dialect's provider. At most 256 bytes.
+	//
+	//schema:maxLength MaxIDLen
+	ServiceID string `json:"service_id,omitempty"`
+	// Explicit input capabilities of the model, as in tool.get_artifact: when present (even []),
+	// they replace the registry's entry for service_id; without vision the image is described, not
+	// sent. An unknown name: invalid_request (field capabilities).
+	//
+	//schema:enum Capabilities
 	Capabilities []string `json:"capabilities,omitzero"`
-	Dialect      string   `json:"dialect,omitempty"`
-	Locale       string   `json:"locale,omitempty"`
-	// Media: MediaBoth (default), MediaResult (Content only) or MediaAssembly (Assembly only).
+	// Dialect of result.assembly. Absent: openai-chat.
+	//
+	//schema:enum Dialects
+	Dialect string `json:"dialect,omitempty"`
+	// Language of error messages. Absent: zh.
+	//
+	//schema:enum Locales
+	Locale string `json:"locale,omitempty"`
+	// Where the reply carries the image. both (default): content and assembly, the image twice;
+	// result: content only, no assembly; assembly: assembly only, no content. Anything else:
+	// invalid_request (field media).
+	//
+	//schema:enum MediaModes
 	Media string `json:"media,omitempty"`
 }
 
-// HistoryImageBlock is the seeds' multimodal block: {"type":"image","mime_type","base64"}; a
+// HistoryImageBlock is the seeds' multimodal block, {"type":"image","mime_type","base64"}; a
 // document cached from a [File:history_...] placeholder comes as type "file", audio as "audio",
 // video as "video".
 type HistoryImageBlock struct {
-	Type     string `json:"type"`
+	// image for a [Picture:history_...] placeholder; file (a document such as a PDF), audio or
+	// video for a [File:history_...] one.
+	//
+	//schema:enum ["image", "file", "audio", "video"]
+	Type string `json:"type"`
+	//schema:examples ["image/png"]
 	MimeType string `json:"mime_type"`
-	Base64   string `json:"base64"`
+	// The medium's data: an image fitted to the model (as it was in the context when it goes as it
+	// is), a file exactly as it was in the context (standard base64, no data: prefix).
+	//
+	//schema:contentEncoding "base64"
+	Base64 string `json:"base64"`
 }
 
-// GetHistoryImageResult is the result of tool.get_history_image. With media "assembly" it has no
-// Content; with media "result" no Assembly.
+// GetHistoryImageResult is the "result" of an ok reply on tool.get_history_image: the seeds'
+// multimodal block list and the parts ready for the requested dialect. Both are present with the
+// request's media "both" (the default); media "result" leaves assembly out, media "assembly" leaves
+// content out.
+//
+//schema:minProperties 1
 type GetHistoryImageResult struct {
+	//schema:minItems 1
 	Content []HistoryImageBlock `json:"content,omitempty"`
-	// ImageProcessing says what was done to fit the image to the model; absent when it is not sent.
+	// What was done to fit the image to the model; absent when it is not sent.
 	ImageProcessing *ImageProcessing `json:"imageProcessing,omitempty"`
 	Usage           Usage            `json:"usage"`
 	Assembly        Assembly         `json:"assembly,omitzero"`
 }
 
-// PreprocessRequest is the body of context.preprocess. Messages is the context in the shape of
-// Dialect; the reply keeps the shape it came in.
+// PreprocessRequest is the body of a request published on context.preprocess (wire contract v1).
+// messages is the context in the shape of dialect; the reply keeps the shape it came in. Contexts
+// are often larger than one NATS message: they then travel by claim check.
 type PreprocessRequest struct {
-	RequestID string          `json:"request_id"`
-	Messages  json.RawMessage `json:"messages"`
-	// Dialect is the shape of Messages: one of Dialects. Absent: any of them, and the [role,
-	// content] pairs and {"role","content"} objects context.preprocess has always taken. A context
-	// not in that shape is invalid_request naming the place.
+	// Caller-chosen id, unique per request; echoed in the reply and sent as Nats-Msg-Id. At most
+	// 256 bytes of UTF-8; a wrong type, invalid UTF-8 or a longer value: invalid_request (field
+	// request_id), dead-lettered, like a missing one. Other spellings (requestId, ...) are refused:
+	// invalid_request naming them.
+	//
+	//schema:minLength 1
+	//schema:maxLength MaxIDLen
+	RequestID string `json:"request_id"`
+	// The conversation, oldest first, in the shape of dialect. Without a dialect, each message is a
+	// [role, content] pair (LangChain style), an object with a role (other keys kept), an OpenAI
+	// Responses item with a type, or a Gemini content with parts; roles "human" and "user" are
+	// person's (or tool-result) turns, "assistant", "ai" and "model" the model's. A person's or
+	// tool's content is a string, null, or a list of parts. Anything else: invalid_request naming
+	// the message.
+	//
+	//schema:type "array"
+	//schema:items {"oneOf": [
+	//schema:items   {"type": "array", "prefixItems": [{"type": "string"}, {}], "minItems": 2, "maxItems": 2,
+	//schema:items    "description": "[role, content]"},
+	//schema:items   {"type": "object", "required": [],
+	//schema:items    "properties": {"role": {"type": "string"}, "content": {}, "type": {"type": "string"}, "parts": {"type": "array"}},
+	//schema:items    "additionalProperties": true,
+	//schema:items    "description": "{\"role\", \"content\", ...}, a Responses item {\"type\", ...} or a Gemini content {\"role\", \"parts\"}; other keys are kept as they are.",
+	//schema:items    "anyOf": [{"required": ["role"]}, {"required": ["type"]}, {"required": ["parts"]}]}
+	//schema:items ]}
+	//ts:type Array<[string, unknown] | MessageObject>
+	Messages json.RawMessage `json:"messages"`
+	// The shape of messages: that dialect's native message list (OpenAI chat messages, OpenAI
+	// Responses input items, Anthropic messages, Gemini contents, Bedrock Converse messages,
+	// LangChain and LangChain.js [role, content] pairs or message dicts). A context not in that
+	// shape: invalid_request naming the place (messages[3].content[1] ...). Absent: any of these
+	// shapes, as before the field existed. Media in tool results (tool messages, tool_result,
+	// function_call_output, functionResponse, toolResult) and in the worker's follow-up messages is
+	// taken out as in a person's messages.
+	//
+	//schema:enum Dialects
 	Dialect string `json:"dialect,omitempty"`
-	// KeepTurns is how many of the latest turns keep their media (0: none); absent: the worker's
-	// HISTORY_KEEP_TURNS setting (1 by default: the latest turn).
+	// How many of the latest turns keep their media (a turn is what one model call adds: a person's
+	// message, or the tool results and follow-ups after a model message); the latest person's
+	// message keeps its media too while this is at least 1. 0: every medium the target can read
+	// goes, the latest included. Absent: the worker's HISTORY_KEEP_TURNS (default 1).
+	//
+	//schema:minimum 0
+	//schema:maximum 10000
 	KeepTurns *int `json:"keep_turns,omitempty"`
-	// ServiceID and Capabilities name the model the context goes to, as in GetArtifactRequest (the
-	// explicit list wins, else the registry's entry for ServiceID). Media of a kind it cannot read is
-	// described wherever it is. With neither, every kind is taken to be readable.
-	ServiceID    string   `json:"service_id,omitempty"`
+	// The model the context goes to, in the worker's capability registry (as for
+	// tool.get_artifact): media of a kind it cannot read (images without vision, PDFs without file,
+	// audio, video) is replaced everywhere, the latest turn included, by design document 000's
+	// description naming the placeholder that fetches it back. Absent (and no capabilities): every
+	// kind is taken to be readable. At most 256 bytes.
+	//
+	//schema:maxLength MaxIDLen
+	ServiceID string `json:"service_id,omitempty"`
+	// Explicit input capabilities of the target model, as in tool.get_artifact: when present (even
+	// []), they replace the registry's entry for service_id. An unknown name: invalid_request
+	// (field capabilities).
+	//
+	//schema:enum Capabilities
 	Capabilities []string `json:"capabilities,omitzero"`
-	Locale       string   `json:"locale,omitempty"`
+	// Language of human-readable text. Absent: zh.
+	//
+	//schema:enum Locales
+	Locale string `json:"locale,omitempty"`
 }
 
-// PreprocessResult is the result of context.preprocess.
+// PreprocessResult is the "result" of an ok reply on context.preprocess. Large results travel by
+// claim check.
 type PreprocessResult struct {
+	// The context in the shape it came in. In turns older than keep_turns (and not the latest
+	// person's message), inline base64 media (images, PDFs, audio, video) in person's messages,
+	// tool results and follow-ups whose bytes are media of the declared kind are cached with the
+	// detected MIME type and replaced by a text part of the dialect ({"type":"text"},
+	// {"type":"input_text"} or {"text"}) holding [Picture:history_{md5}] (images) or
+	// [File:history_{md5}] (other media); inside a Gemini functionResponse the part leaves
+	// functionResponse.parts and the text part follows the functionResponse. Media the target
+	// cannot read is replaced everywhere by a description naming the placeholder. Everything else,
+	// the parts listed in left_alone included, is unchanged.
+	//
+	//schema:type "array"
+	//ts:type Array<[string, unknown] | MessageObject>
 	Messages json.RawMessage `json:"messages"`
 	Stats    PreprocessStats `json:"stats"`
-	// LeftAlone lists the media parts left as they were although they were looked at, and why.
+	// Parts left as they were although they were looked at: malformed (no data, a data URL that is
+	// not base64, base64 that does not decode), bytes that are not media or contradict the declared
+	// kind, an unknown part type, over MAX_ARTIFACT_BYTES. Absent when there are none.
 	LeftAlone []LeftAlonePart `json:"left_alone,omitempty"`
 }
 
 // PreprocessStats reports what preprocessing removed from the context.
+//
+//schema:inline
 type PreprocessStats struct {
+	// Image parts replaced (by a placeholder or a description).
+	//
+	//schema:minimum 0
 	ImagesReplaced int `json:"images_replaced"`
-	// BytesRemoved counts the characters of base64 data taken out of the context.
+	// Characters of base64 data taken out of the context.
+	//
+	//schema:minimum 0
 	BytesRemoved int64 `json:"bytes_removed"`
-	// TokensSavedEstimate estimates the input tokens saved per later turn.
+	// Estimated input tokens saved per later turn.
+	//
+	//schema:minimum 0
 	TokensSavedEstimate int64 `json:"tokens_saved_estimate"`
-	// CacheFailures counts media parts whose cache write failed: left in place, or described
-	// without a way back when the model cannot read them.
+	// Media parts whose cache write failed: left in place (or, for a target that cannot read them,
+	// described without a way back).
+	//
+	//schema:minimum 0
 	CacheFailures int `json:"cache_failures"`
-	// PartsSkipped counts image parts of older human turns left in place, unchanged, because they
-	// are malformed (no data, a data URL that is not base64, base64 that does not decode) or their
-	// bytes are not an image (whatever their label says).
+	// Parts looked at and left in place, unchanged: the entries of left_alone.
+	//
+	//schema:minimum 0
 	PartsSkipped int `json:"parts_skipped"`
-	// FilesReplaced counts documents (PDF), audio and video parts replaced; ImagesReplaced counts
-	// images. Both include MediaDescribed.
+	// Document (PDF), audio and video parts replaced.
+	//
+	//schema:minimum 0
 	FilesReplaced int `json:"files_replaced"`
-	// MediaDescribed counts media parts replaced by a description because the target model cannot
-	// read their kind (service_id or capabilities).
+	// Of the parts replaced, those replaced by a description because the target model cannot read
+	// their kind.
+	//
+	//schema:minimum 0
 	MediaDescribed int `json:"media_described"`
 }
 
 // LeftAlonePart is a part of the context that context.preprocess looked at and left as it was.
+//
+//schema:inline
 type LeftAlonePart struct {
-	// Path is its JSON path in messages: messages[3].content[0].content[1].
+	// JSON path in messages: messages[3].content[0].content[1].
 	Path string `json:"path"`
-	// Reason says why: malformed base64, a declared type its bytes contradict, an unknown part
-	// type, over the size limit.
+	// Why: malformed base64, a declared type its bytes contradict, an unknown part type, over the
+	// size limit.
 	Reason string `json:"reason"`
 }

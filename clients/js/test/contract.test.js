@@ -44,7 +44,7 @@ const interfaces = {
   "file_written.request.json#": "FileWrittenRequest",
   "file_written.result.json#": "FileWrittenResult",
   "preprocess.request.json#": "PreprocessRequest",
-  "preprocess.request.json#/$defs/Messages/items/oneOf/1": "MessageObject",
+  "preprocess.request.json#/properties/messages/items/oneOf/1": "MessageObject",
   "preprocess.result.json#": "PreprocessResult",
   "preprocess.result.json#/properties/stats": "PreprocessStats",
   "preprocess.result.json#/properties/left_alone/items": "LeftAlonePart",
