@@ -16,7 +16,7 @@ import "strings"
 //  3. gateway variant: a trailing ":word" is dropped (":free", ":thinking", ":beta", ":extended");
 //     a word starts with a letter, so Bedrock's ":0" stays
 //  4. Vertex: "@20251101" and "@latest" become "-20251101" and "-latest"; any other "@..." suffix
-//     is dropped ("@001", "@default")
+//     is dropped ("@001", "@default"); an "@" followed by a "/" is a path ("workers-ai/@cf/...")
 //  5. provider prefix: the first path segment is dropped ("openrouter/google/gemini-3-pro" →
 //     "google/gemini-3-pro" → "gemini-3-pro"; "models/", "vertex_ai/", "bedrock/", "azure/", ...)
 //  6. Bedrock version: a trailing "-v1:0" ("-vN:M") is dropped
@@ -89,7 +89,7 @@ func (w *walker) spelling() bool {
 	if i := strings.LastIndexByte(s, ':'); i > 0 && i < len(s)-1 && isLetter(s[i+1]) {
 		return w.setDetail(s[:i], "gateway variant", s[i:])
 	}
-	if i := strings.LastIndexByte(s, '@'); i > 0 {
+	if i := strings.LastIndexByte(s, '@'); i > 0 && !strings.Contains(s[i:], "/") {
 		w.hintOnce("vertex")
 		suffix := s[i+1:]
 		if suffix == "latest" || allDigits(suffix) && len(suffix) >= 6 {

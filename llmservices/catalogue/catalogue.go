@@ -29,7 +29,7 @@
 //     otherwise the alphabetically first provider serving it.
 //   - Inputs again. When the provider is one of Preferred, the records it serves decide first:
 //     what one of them claims counts, what they deny explicitly does not; what they are silent
-//     about counts when any other record claims it (see inputsOf).
+//     about counts when other records claim it at least as often as they deny it (see inputsOf).
 //
 // Provider-level facts (formats, image limits, tool-result media, API family) are not taken from
 // the catalogues: they are hand-curated in llmservices/default.json.
@@ -221,22 +221,28 @@ func entries(records []record) []llmservices.Service {
 // inputsOf decides an entry's input capabilities from its records. When its provider is one of
 // Preferred (ranked), the records that provider serves (first-party) decide first: a capability
 // one of them claims counts; one they deny explicitly (a models.dev modality list without it, a
-// LiteLLM flag set to false, a LiteLLM supported_modalities without it) does not. A capability
-// first-party records are silent about, and any capability of an entry whose provider was chosen
-// only by name, counts when any record claims it.
+// LiteLLM flag set to false, a LiteLLM supported_modalities without it) does not. Otherwise (the
+// first-party records are silent, or there are none) the other records vote: a capability counts
+// when at least one claims it and no more deny it than claim it, so that one gateway's slip
+// (audio for a vision model that seven other gateways list without) does not make a capability.
 func inputsOf(rs []record, provider string, ranked bool) map[string]bool {
 	in := map[string]bool{contracts.CapText: true}
 	for _, c := range contracts.Capabilities() {
-		firstClaims, firstDenies, otherClaims := false, false, false
+		firstClaims, firstDenies := false, false
+		claims, denies := 0, 0
 		for _, r := range rs {
 			if ranked && r.provider == provider {
 				firstClaims = firstClaims || r.inputs[c]
 				firstDenies = firstDenies || r.denies[c]
-			} else {
-				otherClaims = otherClaims || r.inputs[c]
+				continue
+			}
+			if r.inputs[c] {
+				claims++
+			} else if r.denies[c] {
+				denies++
 			}
 		}
-		if firstClaims || otherClaims && !firstDenies {
+		if firstClaims || !firstDenies && claims > 0 && claims >= denies {
 			in[c] = true
 		}
 	}

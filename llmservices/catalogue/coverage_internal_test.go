@@ -13,7 +13,8 @@ import (
 // TestEveryCatalogueNameResolves: each chat model of both snapshots, by the name its catalogue
 // writes ("openrouter/x-ai/grok-4", "us.anthropic.claude-...-v1:0", "accounts/fireworks/models/..."),
 // resolves to an entry of the converted catalogue; nearly every one that reads images gets them
-// (the others: where the model's own provider says it does not).
+// (the others: where the model's own provider says it does not, or more of its catalogue records
+// list it without images than with).
 func TestEveryCatalogueNameResolves(t *testing.T) {
 	t.Parallel()
 	md, err := os.ReadFile(filepath.Join("snapshots", ModelsDevSnapshot))
@@ -53,8 +54,8 @@ func TestEveryCatalogueNameResolves(t *testing.T) {
 			}
 		}
 	}
-	if seen < 2000 || float64(vision) < 0.99*float64(seen) {
-		t.Errorf("%d of %d records that read images get them, want at least 99%%", vision, seen)
+	if seen < 2000 || float64(vision) < 0.98*float64(seen) {
+		t.Errorf("%d of %d records that read images get them, want at least 98%%", vision, seen)
 	}
 	t.Logf("%d of %d records that read images get them", vision, seen)
 }

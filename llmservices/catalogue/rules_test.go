@@ -48,6 +48,9 @@ func TestConversionRules(t *testing.T) {
 		"providers/openai/models/gpt-image-x.toml":        "[modalities]\ninput = [\"text\"]\noutput = [\"image\"]\n",
 		"providers/foo/models/nomod.toml":                 "name = \"no modalities\"\n",
 		"providers/openrouter/models/openai/flagged.toml": mod(`"text", "image"`),
+		"providers/p1/models/meta-llama/vis-m.toml":       mod(`"text", "image"`),
+		"providers/p2/models/vis-m.toml":                  mod(`"text", "image"`),
+		"providers/p3/models/meta/vis-m.toml":             mod(`"text", "image", "audio"`), // one gateway's slip
 	}, map[string]string{
 		"providers/bar/models/gpt-x.toml": "../../openai/models/gpt-x.toml",
 		"providers/bar/models/gone.toml":  "../../openai/models/gone.toml",
