@@ -369,7 +369,8 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
 class ConnectTest(unittest.IsolatedAsyncioTestCase):
     async def test_connect_owns_and_closes_its_connection(self):
         _env.quiet_loop()
-        worker = await WorkerClient.connect(_env.NATS_URL, timeout=20)
+        # A comma-separated list, as NATS_URL is written for the worker (here the same server twice).
+        worker = await WorkerClient.connect(f"{_env.NATS_URL}, {_env.NATS_URL}", timeout=20)
         self.assertEqual(worker.timeout, 20)
         async with worker:
             with self.assertRaises(WorkerError) as cm:

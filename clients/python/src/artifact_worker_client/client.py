@@ -114,8 +114,11 @@ class WorkerClient:
     async def connect(cls, servers: Any = "nats://127.0.0.1:4222", **options: Any) -> "WorkerClient":
         """Connects to NATS (reconnecting for ever) and returns a client that closes the connection.
 
-        ``options``: the client's own (``timeout``, ``transport``, ``store_attempt_timeout``); the
-        others go to ``nats.connect``."""
+        ``servers``: a URL, a list of them, or a comma-separated list (as ``NATS_URL`` is written
+        for the worker). ``options``: the client's own (``timeout``, ``transport``,
+        ``store_attempt_timeout``); the others go to ``nats.connect``."""
+        if isinstance(servers, str):
+            servers = [u.strip() for u in servers.split(",") if u.strip()]
         own = {k: options.pop(k) for k in ("timeout", "transport", "store_attempt_timeout") if k in options}
         options.setdefault("name", "artifact-worker-py")
         options.setdefault("max_reconnect_attempts", -1)
