@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"sync"
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -141,7 +142,7 @@ func Preprocess(ctx context.Context, messages json.RawMessage, cache Putter, log
 // placeholders. A medium met several times is written once per call and gets the same placeholder
 // each time. The result may alias messages when nothing was replaced.
 //
-// A failed cache write leaves that part in place (a medium the model cannot read is described all
+// Media are written to the cache a few at a time (putsInFlight). A failed cache write leaves that part in place (a medium the model cannot read is described all
 // the same): it is logged at Warn with image_md5 and counted in Stats.CacheFailures. If ctx ends,
 // the error wraps ctx.Err().
 //
@@ -193,28 +194,9 @@ func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter,
 		}
 	}
 
-	// Store each distinct medium once, in the order met.
-	for _, c := range w.cands {
-		f := c.found
-		if f.tried {
-			continue
-		}
-		f.tried = true
-		var err error
-		if rp, ok := cache.(RawPutter); ok {
-			err = rp.PutRaw(ctx, c.md5, f.part.data, Image{MimeType: f.info.mime, Filename: f.part.filename})
-		} else {
-			err = cache.Put(ctx, c.md5, Image{Data: string(f.part.data), MimeType: f.info.mime, Filename: f.part.filename})
-		}
-		if err == nil {
-			f.stored = true
-			continue
-		}
-		if ctx.Err() != nil {
-			return nil, rep, fmt.Errorf("historyimage: preprocess: storing %s: %w", c.md5, ctx.Err())
-		}
-		logger.WarnContext(ctx, "history image cache write failed; image left in context",
-			slog.String("image_md5", c.md5), slog.Any("error", err))
+	w.store(ctx, cache, logger)
+	if ctx.Err() != nil {
+		return nil, rep, fmt.Errorf("historyimage: preprocess: storing media: %w", ctx.Err())
 	}
 
 	edits := w.edits()
@@ -234,6 +216,62 @@ func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter,
 	}
 	out = append(out, doc[prev:]...)
 	return out, rep, nil
+}
+
+// putsInFlight is how many cache writes of one request are in flight at once: a write waits for
+// JetStream's acknowledgement, and several in flight overlap those waits (and the server's work
+// with this goroutine's).
+const putsInFlight = 4
+
+// store writes each distinct medium of the candidates once, putsInFlight at a time, and marks
+// those stored. A failed write is logged; the medium stays in the context.
+func (w *walk) store(ctx context.Context, cache Putter, logger *slog.Logger) {
+	var todo []*candidate
+	for i := range w.cands {
+		if c := &w.cands[i]; !c.found.tried {
+			c.found.tried = true
+			todo = append(todo, c)
+		}
+	}
+	put := func(c *candidate) {
+		f := c.found
+		var err error
+		if rp, ok := cache.(RawPutter); ok {
+			err = rp.PutRaw(ctx, c.md5, f.part.data, Image{MimeType: f.info.mime, Filename: f.part.filename})
+		} else {
+			err = cache.Put(ctx, c.md5, Image{Data: string(f.part.data), MimeType: f.info.mime, Filename: f.part.filename})
+		}
+		if err == nil {
+			f.stored = true
+			return
+		}
+		if ctx.Err() == nil {
+			logger.WarnContext(ctx, "history image cache write failed; image left in context",
+				slog.String("image_md5", c.md5), slog.Any("error", err))
+		}
+	}
+	if len(todo) <= 1 {
+		for _, c := range todo {
+			put(c)
+		}
+		return
+	}
+	jobs := make(chan *candidate)
+	var wg sync.WaitGroup
+	for range min(putsInFlight, len(todo)) {
+		wg.Go(func() {
+			for c := range jobs {
+				if ctx.Err() == nil {
+					put(c)
+				}
+			}
+		})
+	}
+	for _, c := range todo {
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
 }
 
 // found is one distinct medium of a request.
