@@ -11,8 +11,8 @@ import (
 	"io"
 	"log/slog"
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/rawjson"
