@@ -428,3 +428,36 @@ func TestGetArtifactDesignDocumentStrings(t *testing.T) {
 		})
 	}
 }
+
+// TestGetArtifactBuiltinRegistry: with no LLM_SERVICES_FILE, the model names runtimes send (issue
+// 17's ten) get a PNG as an image, and the reply names the built-in entry that decided; a name
+// nothing matches is described and says so.
+func TestGetArtifactBuiltinRegistry(t *testing.T) {
+	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = "" })
+	w.PutArtifact("shot", "image/png", "shot.png", testfiles.PNG(64, 48))
+	for _, tt := range []struct{ name, entry, source string }{
+		{"gpt-4o-2024-08-06", "gpt-4o-2024-08-06", llmservices.SourceCatalogue},
+		{"openai/gpt-4o", "gpt-4o", llmservices.SourceCurated},
+		{"anthropic.claude-3-5-sonnet-20240620-v1:0", "claude-3-5-sonnet-20240620", llmservices.SourceCatalogue},
+		{"claude-opus-4-5", "claude-opus-4-5", llmservices.SourceCatalogue},
+		{"gpt-5.1", "gpt-5.1", llmservices.SourceCatalogue},
+		{"gemini-3-pro-preview", "gemini-3-pro-preview", llmservices.SourceCatalogue},
+		{"llama-4-maverick", "llama-4-maverick", llmservices.SourceCatalogue},
+		{"pixtral-large-latest", "pixtral-large-latest", llmservices.SourceCatalogue},
+		{"qwen3-vl-plus", "qwen3-vl-plus", llmservices.SourceCatalogue},
+		{"grok-4", "grok-4", llmservices.SourceCatalogue},
+	} {
+		rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "shot", ServiceID: tt.name})
+		if !rep.OK || res.Routing != contracts.RouteImageURL {
+			t.Errorf("%s: routing %q (%+v), want image_url", tt.name, res.Routing, rep.Error)
+			continue
+		}
+		if m := res.Model; m == nil || m.DecidedBy != contracts.DecidedByRegistry || m.Entry != tt.entry || m.Source != tt.source {
+			t.Errorf("%s: model %+v, want entry %q from %s", tt.name, res.Model, tt.entry, tt.source)
+		}
+	}
+	rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "shot", ServiceID: "acme-model-9"})
+	if !rep.OK || res.Routing != contracts.RouteText || res.Model == nil || res.Model.DecidedBy != contracts.DecidedByNone {
+		t.Errorf("an unknown name: routing %q, model %+v; want a description decided by none", res.Routing, res.Model)
+	}
+}
