@@ -2,6 +2,7 @@
 worker under test; and the package as pip installs it."""
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -9,10 +10,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import _env
 import nats
+import nats.js.errors
+
+from artifact_worker_client import WorkerClient
 
 REPO = os.path.dirname(os.path.dirname(_env.PACKAGE_DIR))
 
@@ -24,6 +29,14 @@ def snippet(readme, marker):
     if not m:
         raise AssertionError(f"{readme} has no {marker} block")
     return m.group(1) + "\n"
+
+
+async def live_objects(bucket):
+    """The names of the objects in bucket, deleted ones left out."""
+    try:
+        return [o.name for o in await bucket.list(ignore_deletes=True)]
+    except nats.js.errors.NotFoundError:
+        return []
 
 
 def subprocess_env(pythonpath):
@@ -60,11 +73,27 @@ class PlainSnippetTest(unittest.IsolatedAsyncioTestCase):
         try:
             ref = "artifact:" + _env.random_id("nope")
             replies = await asyncio.gather(*(scope["get_artifact"](nc, ref, "gpt-4o") for _ in range(2)))
+            for reply in replies:
+                self.assertEqual((reply["ok"], reply["error"]["code"], reply["error"]["ref"]), (False, "artifact_not_found", ref))
+            self.assertNotEqual(replies[0]["request_id"], replies[1]["request_id"])
+            # A large reply (the image twice, in imageUrl and in the assembly) comes by claim check.
+            png = _env.noisy_png(700, 500)
+            b64 = base64.b64encode(png).decode()
+            written = await WorkerClient(nc).file_written(workspace_id=_env.random_id("py"), path="chart.png",
+                                                          mime_type="image/png", content_base64=b64)
+            reply = await scope["get_artifact"](nc, written["artifactId"], "gpt-4o")
+            self.assertTrue(reply["ok"], reply)
+            self.assertEqual(reply["result"]["imageUrl"]["image_url"]["url"], "data:image/png;base64," + b64)
+            self.assertGreater(len(json.dumps(reply)), nc.max_payload, "the reply fitted one message")
+            # Deleted once read (nats-py's delete leaves a marker, not the object); the request's
+            # claim goes once the worker is done with it.
+            claims = await nc.jetstream().object_store("WORKER_CLAIMS")
+            deadline = time.monotonic() + 15
+            while (left := await live_objects(claims)) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            self.assertEqual(left, [], "claimed bodies left in WORKER_CLAIMS")
         finally:
             await nc.close()
-        for reply in replies:
-            self.assertEqual((reply["ok"], reply["error"]["code"], reply["error"]["ref"]), (False, "artifact_not_found", ref))
-        self.assertNotEqual(replies[0]["request_id"], replies[1]["request_id"])
 
 
 def builder():
