@@ -125,7 +125,7 @@ func TestAgentSessionStaysSmall(t *testing.T) {
 				}
 				if k == sessionTurns {
 					before, _ := estimateTokens(in, shots)
-					t.Logf("request %d: %d -> %d estimated tokens, %d -> %d bytes", k, before, tokens, len(in), len(out))
+					t.Logf("%s, request %d: %d -> %d estimated tokens, %d -> %d bytes of JSON (latest screenshot %d)", v.dialect, k, before, tokens, len(in), len(out), len(latest))
 					if before <= maxTokens {
 						t.Errorf("the session without preprocessing is %d tokens: it does not test the bound", before)
 					}
