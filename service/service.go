@@ -135,11 +135,17 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	}
 	var c *Components
 	noJetStream := 0
-	// Each JetStream API call waits 5 s (the client's default); an attempt that timed out is repeated
-	// soon: a create the cluster completed meanwhile is found as it is, and a request it dropped
-	// (replicas racing to create one stream may get no answer) is sent again.
+	// Creating it, each JetStream API call waits topologyCall, not the client's 5 s, and an attempt
+	// that timed out is repeated soon: replicas creating one stream or bucket at once on a cluster
+	// often get no answer (the cluster answers one of several equal proposals), and a create the
+	// cluster completed meanwhile is then found as it is. Once every asset exists, Build runs again
+	// on the worker's own JetStream context (with the client's defaults), which the components keep.
+	topoJS, err := jetstream.New(s.pubConn, jetstream.WithDefaultTimeout(topologyCall))
+	if err != nil {
+		return nil, err
+	}
 	if err := retryStartupWith(ctx, log, "jetstream", topologyBackoff, func() error {
-		if _, err := js.AccountInfo(ctx); err != nil {
+		if _, err := topoJS.AccountInfo(ctx); err != nil {
 			// A JetStream API call the user may not make fails as a timeout; the server told the
 			// connection why.
 			if se := natsSettingError(s.pubConn.LastError()); se != nil {
@@ -154,7 +160,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return fmt.Errorf("jetstream: %w", err)
 		}
 		noJetStream = 0
-		c, err = Build(ctx, cfg, js, s.store, caps, meter, log)
+		_, err := Build(ctx, cfg, topoJS, s.store, caps, meter, log)
+		if err == nil {
+			c, err = Build(ctx, cfg, js, s.store, caps, meter, log)
+		}
 		if err != nil {
 			// A JetStream API call the user may not make fails as a timeout; the server told the
 			// connection why.
@@ -427,6 +436,9 @@ func (s *Service) close() []error {
 // StartupTimeout bounds how long New waits for each dependency (NATS, the object store, the JetStream
 // topology) to become reachable.
 const StartupTimeout = 60 * time.Second
+
+// topologyCall bounds one JetStream API call while the topology is created.
+const topologyCall = 2 * time.Second
 
 // topologyBackoff spaces the attempts at creating the JetStream topology: 250 ms, then every 1 s.
 var topologyBackoff = backoff.Policy{Initial: 250 * time.Millisecond, Max: time.Second}
