@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/historyimage"
+	"github.com/agentworks/artifact-worker/mediaformat"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
@@ -163,8 +163,8 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req handling.Request) (any
 		return nil, err
 	}
 	formats := formatsFor(h.Formats, r.ServiceID, dia)
-	if kind := mediaKind(img.MimeType); kind != contracts.BinaryImage {
-		return h.file(ctx, r, md5, img, kind, loc, dia, med, formats)
+	if kind := mediaformat.PartKind(img.MimeType); kind != contracts.BinaryImage {
+		return h.file(ctx, r, md5, img, cmp.Or(kind, contracts.BinaryDocument), loc, dia, med, formats)
 	}
 	caps, err := h.capabilities(r, contracts.CapVision)
 	if err != nil {
@@ -266,19 +266,6 @@ func (h *GetHistoryImage) capabilities(r contracts.GetHistoryImageRequest, need 
 		return routing.NewCapabilities(h.Capabilities.Capabilities(r.ServiceID)...), nil
 	}
 	return routing.NewCapabilities(need), nil
-}
-
-// mediaKind is the kind of a cached medium by its (detected) MIME type.
-func mediaKind(mime string) string {
-	switch {
-	case strings.HasPrefix(mime, "image/"):
-		return contracts.BinaryImage
-	case strings.HasPrefix(mime, "audio/"):
-		return contracts.BinaryAudio
-	case strings.HasPrefix(mime, "video/"):
-		return contracts.BinaryVideo
-	}
-	return contracts.BinaryDocument
 }
 
 // file answers a cached document, audio or video ([File:history_{md5}]) as tool.get_artifact

@@ -4,48 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"image"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
 	"io"
 	"strings"
 
+	"github.com/agentworks/artifact-worker/mediaformat"
 	"github.com/agentworks/artifact-worker/routing"
 )
-
-// parseDataURL splits "data:[<mediatype>][;param]*;base64,<data>" into the base64 data and the
-// media type. A data URL without the base64 flag carries percent-encoded text, which is not media
-// this package can move: why says what is wrong.
-func parseDataURL(u []byte) (data []byte, mime, why string) {
-	rest := u[len("data:"):]
-	comma := bytes.IndexByte(rest, ',')
-	if comma < 0 {
-		return nil, "", "data URL has no comma"
-	}
-	header, data := rest[:comma], rest[comma+1:]
-	params := bytes.Split(header, []byte(";"))
-	isBase64 := false
-	for _, p := range params[1:] {
-		if bytes.EqualFold(bytes.TrimSpace(p), []byte("base64")) {
-			isBase64 = true
-		}
-	}
-	if !isBase64 {
-		return nil, "", "data URL is not base64"
-	}
-	if len(data) == 0 {
-		return nil, "", "data URL has no data"
-	}
-	return data, string(bytes.TrimSpace(params[0])), ""
-}
-
-func hasPrefixFold(b []byte, prefix string) bool {
-	return len(b) >= len(prefix) && bytes.EqualFold(b[:len(prefix)], []byte(prefix))
-}
 
 // imageInfo is what inspect learns from the decoded bytes.
 type imageInfo struct {
@@ -60,7 +26,7 @@ var errBase64 = errors.New("base64 data does not decode")
 
 // inspect checks that data is standard base64 (padding required; CR and LF ignored, as by
 // encoding/base64) by decoding it in small fixed buffers: no decoded copy of the image is ever held.
-// On the way it reads the image header (PNG, JPEG, GIF, WebP) for the dimensions and detects the
+// On the way it reads the image header (PNG, JPEG, GIF, WebP: mediaformat.ReadHeader) for the dimensions and detects the
 // type with routing.Detect, the detector tool.get_artifact uses.
 func inspect(data []byte) (imageInfo, error) {
 	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') < 0 {
@@ -130,21 +96,7 @@ const (
 // (which starts with head).
 func sniff(head []byte, size int, r io.Reader) (kind, mime string, w, h int) {
 	d := routing.Detect(routing.DetectInput{Head: head[:min(len(head), sniffLen)], Size: int64(size)})
-	var cfg image.Config
-	var err error = errors.New("unknown format")
-	switch {
-	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
-		cfg, err = png.DecodeConfig(r)
-	case bytes.HasPrefix(head, []byte("\xff\xd8")):
-		cfg, err = jpeg.DecodeConfig(r)
-	case bytes.HasPrefix(head, []byte("GIF8")):
-		cfg, err = gif.DecodeConfig(r)
-	case len(head) >= 30 && string(head[0:4]) == "RIFF" && string(head[8:12]) == "WEBP":
-		cfg, err = webpConfig(head)
-	}
-	if err == nil && cfg.Width > 0 && cfg.Height > 0 {
-		w, h = cfg.Width, cfg.Height
-	}
+	_, w, h, _ = mediaformat.ReadHeader(head, r)
 	return d.Kind, d.MIME, w, h
 }
 
@@ -185,28 +137,4 @@ func (e *errRecorder) Read(p []byte) (int, error) {
 		e.err = err
 	}
 	return n, err
-}
-
-// webpConfig reads the canvas size from the first 30 bytes of a WebP file (VP8X, VP8 or VP8L).
-func webpConfig(h []byte) (image.Config, error) {
-	switch string(h[12:16]) {
-	case "VP8X":
-		w := int(h[24]) | int(h[25])<<8 | int(h[26])<<16
-		ht := int(h[27]) | int(h[28])<<8 | int(h[29])<<16
-		return image.Config{Width: w + 1, Height: ht + 1}, nil
-	case "VP8 ":
-		if h[23] != 0x9d || h[24] != 0x01 || h[25] != 0x2a {
-			return image.Config{}, errors.New("bad VP8 start code")
-		}
-		w := int(binary.LittleEndian.Uint16(h[26:28]) & 0x3fff)
-		ht := int(binary.LittleEndian.Uint16(h[28:30]) & 0x3fff)
-		return image.Config{Width: w, Height: ht}, nil
-	case "VP8L":
-		if h[20] != 0x2f {
-			return image.Config{}, errors.New("bad VP8L signature")
-		}
-		bits := binary.LittleEndian.Uint32(h[21:25])
-		return image.Config{Width: int(bits&0x3fff) + 1, Height: int(bits>>14&0x3fff) + 1}, nil
-	}
-	return image.Config{}, errors.New("unknown WebP chunk")
 }

@@ -2,9 +2,11 @@ package historyimage
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/mediaformat"
 )
 
 // textShape is the shape of the text part that replaces a media part: the text part of the same
@@ -266,14 +268,15 @@ func (b rawJSON) dataURLPart(u span, path, kind, filename string, shape textShap
 	if !isStr || len(raw) == 0 {
 		return bad(path, "media part has no URL or data")
 	}
-	if !hasPrefixFold(raw, "data:") {
+	mt, data, err := mediaformat.CutDataURL(raw)
+	switch {
+	case errors.Is(err, mediaformat.ErrNotDataURL):
 		return partInfo{class: partRef} // http(s) or another reference: left alone
+	case err != nil:
+		return bad(path, err.Error())
 	}
-	data, mime, why := parseDataURL(raw)
-	if why != "" {
-		return bad(path, why)
-	}
-	k := kindOfMIME(mime)
+	mime := string(mt)
+	k := mediaformat.PartKind(mime)
 	if k == "" {
 		k = kind
 	}
@@ -399,26 +402,10 @@ func (b rawJSON) base64Field(data, mime span, path, kind, filename string, shape
 		return bad(path, "media part has no data")
 	}
 	m, _ := b.str(mime)
-	if k := kindOfMIME(m); k != "" {
+	if k := mediaformat.PartKind(m); k != "" {
 		kind = k
 	}
 	return partInfo{class: partMedia, media: mediaPart{data: raw, mime: m, kind: kind, filename: filename, shape: shape}}
-}
-
-// kindOfMIME is the kind a declared MIME type names ("" when none is declared).
-func kindOfMIME(mime string) string {
-	mime = strings.ToLower(strings.TrimSpace(mime))
-	switch {
-	case mime == "":
-		return ""
-	case strings.HasPrefix(mime, "image/"):
-		return contracts.BinaryImage
-	case strings.HasPrefix(mime, "audio/"):
-		return contracts.BinaryAudio
-	case strings.HasPrefix(mime, "video/"):
-		return contracts.BinaryVideo
-	}
-	return contracts.BinaryDocument
 }
 
 // kindOfType is the kind of a LangChain or Anthropic block type.

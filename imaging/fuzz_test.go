@@ -13,22 +13,6 @@ import (
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 )
 
-// FuzzScanners: the header scanners read outside input; they never panic and stay in range.
-func FuzzScanners(f *testing.F) {
-	f.Add(testfiles.Photo(8, 8, 6))
-	f.Add(testfiles.AnimatedGIF(4, 4, 2))
-	f.Add(testfiles.GIF(4, 4))
-	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x10, 'E', 'x', 'i', 'f', 0, 0, 'M', 'M', 0, 42})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if o := imaging.JPEGOrientation(data); o < 1 || o > 8 {
-			t.Fatalf("orientation %d", o)
-		}
-		if imaging.GIFAnimated(data) && !bytes.HasPrefix(data, []byte("GIF8")) {
-			t.Fatalf("bytes without a GIF header taken as an animated GIF: %q", data[:min(len(data), 16)])
-		}
-	})
-}
-
 // FuzzPrepare: any bytes, under any declared format, give a result or an error, never a panic; a
 // result fits the target: a format it takes, within its edge and byte limits, and new data is an
 // image of the format and size the result reports. PrepareHead, from the first half of the bytes,

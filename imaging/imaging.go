@@ -16,17 +16,14 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/gif"
 	"image/jpeg"
 	"image/png"
-	"io"
 	"math"
 	"slices"
 
-	"golang.org/x/image/bmp"
 	"golang.org/x/image/draw"
-	"golang.org/x/image/tiff"
-	"golang.org/x/image/webp"
+
+	"github.com/agentworks/artifact-worker/mediaformat"
 )
 
 // ErrUnsupported means the image's format is neither accepted by the target nor decodable here
@@ -112,9 +109,9 @@ func Prepare(data []byte, format string, t Target) (Result, error) {
 
 	orientation := 1
 	if format == "jpeg" {
-		orientation = JPEGOrientation(data)
+		orientation = mediaformat.JPEGOrientation(data)
 	}
-	animated := format == "gif" && t.StaticOnly && GIFAnimated(data)
+	animated := format == "gif" && t.StaticOnly && mediaformat.GIFAnimated(data)
 	w, h := cfg.Width, cfg.Height
 	if orientation >= 5 { // 5..8 swap width and height
 		w, h = h, w
@@ -166,7 +163,7 @@ func PrepareHead(head []byte, size int64, format string, t Target) (res Result, 
 	switch {
 	case int64(len(head)) > size, !slices.Contains(t.Formats, format), t.MaxBytes != 0 && size > t.MaxBytes:
 		return Result{}, false
-	case format == "gif" && t.StaticOnly && (!whole || GIFAnimated(head)): // the second frame may lie beyond head
+	case format == "gif" && t.StaticOnly && (!whole || mediaformat.GIFAnimated(head)): // the second frame may lie beyond head
 		return Result{}, false
 	}
 	cfg, err := decodeConfig(head, format) // reads the header only: it succeeds on head as on the whole image
@@ -174,7 +171,7 @@ func PrepareHead(head []byte, size int64, format string, t Target) (res Result, 
 		return Result{}, false
 	}
 	if format == "jpeg" {
-		if o, complete := jpegOrientation(head); o != 1 || !complete && !whole {
+		if o, complete := mediaformat.JPEGOrientationHead(head); o != 1 || !complete && !whole {
 			return Result{}, false
 		}
 	}
@@ -292,32 +289,13 @@ func opaque(img image.Image) bool {
 	return false
 }
 
-// codec is what this package decodes of one format.
-type codec struct {
-	config func(io.Reader) (image.Config, error)
-	decode func(io.Reader) (image.Image, error) // a GIF's first frame
-}
-
-var codecs = map[string]codec{
-	"png":  {png.DecodeConfig, png.Decode},
-	"jpeg": {jpeg.DecodeConfig, jpeg.Decode},
-	"gif":  {gif.DecodeConfig, gif.Decode},
-	"webp": {webp.DecodeConfig, webp.Decode},
-	"bmp":  {bmp.DecodeConfig, bmp.Decode},
-	"tiff": {tiff.DecodeConfig, tiff.Decode},
-}
-
 func decodeConfig(data []byte, format string) (image.Config, error) {
-	c, ok := codecs[format]
-	if !ok {
-		return image.Config{}, fmt.Errorf("no decoder for %q", format)
-	}
-	return c.config(bytes.NewReader(data))
+	return mediaformat.DecodeConfig(format, bytes.NewReader(data))
 }
 
 // unsupported is ErrUnsupported for a decoding failure, also ErrDamaged when format is decoded here.
 func unsupported(format string, err error) error {
-	if _, decoded := codecs[format]; decoded {
+	if mediaformat.Decodable(format) {
 		return fmt.Errorf("%w: %w: %s: %v", ErrUnsupported, ErrDamaged, format, err)
 	}
 	return fmt.Errorf("%w: %s: %v", ErrUnsupported, format, err)
@@ -325,11 +303,7 @@ func unsupported(format string, err error) error {
 
 // decode reads the image; for a GIF, its first frame.
 func decode(data []byte, format string) (image.Image, error) {
-	c, ok := codecs[format]
-	if !ok {
-		return nil, fmt.Errorf("no decoder for %q", format)
-	}
-	return c.decode(bytes.NewReader(data))
+	return mediaformat.Decode(format, bytes.NewReader(data))
 }
 
 // orient applies an EXIF orientation (2..8) to img, copying whole pixels of an RGBA buffer.

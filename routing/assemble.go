@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/dialects"
+	"github.com/agentworks/artifact-worker/mediaformat"
 	"github.com/agentworks/artifact-worker/messages"
 )
 
@@ -15,15 +16,15 @@ func routedMedia(r contracts.ContentRouteResult, d *dialects.Dialect) (m dialect
 	switch {
 	case r.Routing == contracts.RouteImageURL && r.ImageURL != nil:
 		mime, data, ok := parseDataURL(r.ImageURL.ImageURL.URL)
-		if !ok || !acceptedImageFormats[formatOf(mime)] {
+		if !ok || !mediaformat.SendableImage(mediaformat.Name(mime)) {
 			return dialects.Media{}, true
 		}
-		m = dialects.Media{Kind: contracts.BinaryImage, MIME: mime, Format: formatOf(mime), Data: data}
+		m = dialects.Media{Kind: contracts.BinaryImage, MIME: mime, Format: mediaformat.Name(mime), Data: data}
 		m.URL = sameDataURL(r.ImageURL.ImageURL.URL, mime, data)
 	case r.Routing == contracts.RouteFile && r.File != nil:
 		f := r.File.File
-		m = dialects.Media{MIME: normalizeMIME(f.MimeType), Data: f.Data, Filename: f.Filename}
-		m.Format = formatOf(m.MIME)
+		m = dialects.Media{MIME: mediaformat.NormalizeMIME(f.MimeType), Data: f.Data, Filename: f.Filename}
+		m.Format = mediaformat.Name(m.MIME)
 		m.URL = sameDataURL(f.DataURL, m.MIME, m.Data)
 		switch {
 		case m.MIME == "" || m.Data == "":
@@ -131,9 +132,9 @@ func AssembleText(text, dialect string) contracts.Assembly {
 // are Assemble's; where the media follows up, the text is its label (no "follows" note).
 func AssembleImage(mime, base64Data, text, dialect, locale string, f Formats) contracts.Assembly {
 	d := dialects.Get(dialect)
-	m := dialects.Media{Kind: contracts.BinaryImage, MIME: normalizeMIME(mime), Data: base64Data}
-	m.Format = formatOf(m.MIME)
-	if base64Data == "" || !acceptedImageFormats[m.Format] || !d.Carries(contracts.BinaryImage, m.Format) {
+	m := dialects.Media{Kind: contracts.BinaryImage, MIME: mediaformat.NormalizeMIME(mime), Data: base64Data}
+	m.Format = mediaformat.Name(m.MIME)
+	if base64Data == "" || !mediaformat.SendableImage(m.Format) || !d.Carries(contracts.BinaryImage, m.Format) {
 		m = dialects.Media{}
 	}
 	if m.Kind == "" {
@@ -155,19 +156,12 @@ func sameDataURL(u, mime, data string) string {
 	return u
 }
 
-// parseDataURL splits "data:{mime};base64,{data}".
+// parseDataURL splits "data:{mime};base64,{data}" (mediaformat.CutDataURL) and normalizes the
+// media type.
 func parseDataURL(u string) (mime, data string, ok bool) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
+	mime, data, err := mediaformat.CutDataURL(u)
+	if err != nil {
 		return "", "", false
 	}
-	head, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", "", false
-	}
-	mime, ok = strings.CutSuffix(head, ";base64")
-	if !ok || data == "" {
-		return "", "", false
-	}
-	return normalizeMIME(mime), data, true
+	return mediaformat.NormalizeMIME(mime), data, true
 }

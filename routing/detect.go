@@ -1,11 +1,10 @@
 package routing
 
 import (
-	"strings"
-
 	"github.com/gabriel-vasile/mimetype"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/mediaformat"
 )
 
 // KindText is the Detection.Kind of text; binaries have their contracts.Binary* category.
@@ -74,10 +73,10 @@ func Detect(in DetectInput) (d Detection) {
 
 func detect(in DetectInput) Detection {
 	claims := make([]claim, 0, 2)
-	if m := normalizeMIME(in.DeclaredMIME); m != "" {
+	if m := mediaformat.NormalizeMIME(in.DeclaredMIME); m != "" {
 		claims = append(claims, claim{m, SourceMIME})
 	}
-	if m := mimeFromExtension(in.Filename); m != "" {
+	if m := mediaformat.MIMEByExtension(in.Filename); m != "" {
 		claims = append(claims, claim{m, SourceExtension})
 	}
 
@@ -102,22 +101,22 @@ func detect(in DetectInput) Detection {
 		if d, ok := confirmed(claims, sniffed); ok {
 			return d
 		}
-		if len(claims) > 0 && isTextMIME(claims[0].mime) {
+		if len(claims) > 0 && mediaformat.IsTextMIME(claims[0].mime) {
 			d := textDetection(claims, sniffed, in.Filename)
 			d.Confidence = 0.85
 			return d
 		}
-		return binary(baseMIME(sniffed.String()), 0.7, SourceContent)
+		return binary(mediaformat.BaseMIME(sniffed.String()), 0.7, SourceContent)
 	case known && !textTree:
 		if d, ok := confirmed(claims, sniffed); ok {
 			return d
 		}
-		return binary(baseMIME(sniffed.String()), 0.9, SourceContent)
+		return binary(mediaformat.BaseMIME(sniffed.String()), 0.9, SourceContent)
 	default:
 		// Binary bytes with no known signature. Believe a binary claim only when its signature is
 		// unknown to the sniffer; a text claim is refuted by the bytes.
 		for _, c := range claims {
-			if !isTextMIME(c.mime) && mimetype.Lookup(c.mime) == nil {
+			if !mediaformat.IsTextMIME(c.mime) && mimetype.Lookup(c.mime) == nil {
 				return binary(c.mime, 0.5, c.source)
 			}
 		}
@@ -136,7 +135,7 @@ func confirmed(claims []claim, sniffed *mimetype.MIME) (Detection, bool) {
 		}
 		switch {
 		case sniffed.Is(c.mime) || isAncestor(mimetype.Lookup(c.mime), sniffed):
-			return binary(baseMIME(sniffed.String()), conf, c.source), true
+			return binary(mediaformat.BaseMIME(sniffed.String()), conf, c.source), true
 		case isAncestor(sniffed, mimetype.Lookup(c.mime)):
 			return binary(c.mime, conf, c.source), true
 		}
@@ -147,7 +146,7 @@ func confirmed(claims []claim, sniffed *mimetype.MIME) (Detection, bool) {
 // textDetection types valid text: the first textual claim names it, else the sniffer does.
 func textDetection(claims []claim, sniffed *mimetype.MIME, filename string) Detection {
 	for _, c := range claims {
-		if isTextMIME(c.mime) {
+		if mediaformat.IsTextMIME(c.mime) {
 			conf := 0.95
 			if c.source == SourceExtension {
 				conf = 0.9
@@ -155,8 +154,8 @@ func textDetection(claims []claim, sniffed *mimetype.MIME, filename string) Dete
 			return text(c.mime, conf, c.source, filename)
 		}
 	}
-	m := baseMIME(sniffed.String())
-	if !isTextMIME(m) {
+	m := mediaformat.BaseMIME(sniffed.String())
+	if !mediaformat.IsTextMIME(m) {
 		m = "text/plain" // text-tree formats named image/x-portable-bitmap and the like
 	}
 	return text(m, 0.8, SourceContent, filename)
@@ -164,7 +163,7 @@ func textDetection(claims []claim, sniffed *mimetype.MIME, filename string) Dete
 
 func emptyText(claims []claim) Detection {
 	for _, c := range claims {
-		if isTextMIME(c.mime) {
+		if mediaformat.IsTextMIME(c.mime) {
 			return text(c.mime, 1, SourceContent, "")
 		}
 	}
@@ -182,22 +181,22 @@ func fromClaims(claims []claim) Detection {
 	if c.source == SourceExtension {
 		conf = 0.5
 	}
-	if len(claims) > 1 && formatOf(claims[1].mime) == formatOf(c.mime) {
+	if len(claims) > 1 && mediaformat.Name(claims[1].mime) == mediaformat.Name(c.mime) {
 		conf += 0.1
 	}
-	if isTextMIME(c.mime) {
+	if mediaformat.IsTextMIME(c.mime) {
 		return text(c.mime, conf, c.source, "")
 	}
 	return binary(c.mime, conf, c.source)
 }
 
 func text(m string, conf float64, source, filename string) Detection {
-	f := formatOf(m)
+	f := mediaformat.Name(m)
 	if f == "txt" || f == "plain" {
 		// text/plain says little; a source file's extension says more ("go", "py").
 		f = "txt"
-		if m := mimeFromExtension(filename); isTextMIME(m) {
-			f = formatOf(m)
+		if m := mediaformat.MIMEByExtension(filename); mediaformat.IsTextMIME(m) {
+			f = mediaformat.Name(m)
 		}
 	}
 	return Detection{IsText: true, Kind: KindText, MIME: m, Format: f, Confidence: conf, Source: source}
@@ -206,25 +205,15 @@ func text(m string, conf float64, source, filename string) Detection {
 // binary types non-text content. A textual name on binary bytes stays (a Visio file is
 // "…drawing.main+xml" inside a ZIP): the bytes, not the name, made it binary.
 func binary(m string, conf float64, source string) Detection {
-	m = baseMIME(m)
-	if m == "" || genericMIMEs[m] {
+	m = mediaformat.BaseMIME(m)
+	if m == "" || mediaformat.IsGeneric(m) {
 		return unknownBinary(conf)
 	}
-	return Detection{Kind: kindOf(m), MIME: m, Format: formatOf(m), Confidence: conf, Source: source}
+	return Detection{Kind: mediaformat.Kind(m), MIME: m, Format: mediaformat.Name(m), Confidence: conf, Source: source}
 }
 
 func unknownBinary(conf float64) Detection {
-	return Detection{Kind: contracts.BinaryOther, MIME: octetStream, Confidence: conf, Source: SourceContent}
-}
-
-// baseMIME strips parameters ("text/plain; charset=utf-8" → "text/plain") and applies aliases.
-func baseMIME(m string) string {
-	m, _, _ = strings.Cut(m, ";")
-	m = strings.ToLower(strings.TrimSpace(m))
-	if a, ok := mimeAliases[m]; ok {
-		return a
-	}
-	return m
+	return Detection{Kind: contracts.BinaryOther, MIME: mediaformat.OctetStream, Confidence: conf, Source: SourceContent}
 }
 
 // isTextNode reports whether m is text/plain or one of its descendants in mimetype's tree.
@@ -248,12 +237,4 @@ func isAncestor(a, b *mimetype.MIME) bool {
 		}
 	}
 	return false
-}
-
-// mimetypeExtension is mimetype's extension for m without the dot, or "".
-func mimetypeExtension(m string) string {
-	if node := mimetype.Lookup(m); node != nil {
-		return strings.TrimPrefix(node.Extension(), ".")
-	}
-	return ""
 }

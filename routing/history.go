@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/mediaformat"
 	"github.com/agentworks/artifact-worker/messages"
 )
 
@@ -16,7 +17,7 @@ func NotReadableNote(locale string) string { return messages.Text(locale, messag
 // image of this MIME type, naming the image formats it does take (f, for the dialect).
 func NotAcceptedNote(locale, mime string, f Formats, dialect string) string {
 	accepted := f.orDefault().accepted(normalizeDialect(dialect), contracts.BinaryImage)
-	return notAcceptedSentence(locale, formatOf(normalizeMIME(mime)), accepted)
+	return notAcceptedSentence(locale, mediaformat.Name(mediaformat.NormalizeMIME(mime)), accepted)
 }
 
 // DescribeHistoryMedia is the description (docs/design.md, "Descriptions") of media that context.preprocess took

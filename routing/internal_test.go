@@ -14,30 +14,6 @@ func TestHumanSize(t *testing.T) {
 	}
 }
 
-func TestNormalizeMIME(t *testing.T) {
-	tests := map[string]string{
-		"":                         "",
-		"image/png":                "image/png",
-		" Image/PNG ; charset=x ":  "image/png",
-		"image/jpg":                "image/jpeg",
-		"image/png; broken":        "image/png",
-		"application/octet-stream": "",
-		"binary/octet-stream":      "",
-		"not a mime":               "",
-		"text/":                    "",
-		"a/b c":                    "",
-		"image/svg+xml":            "image/svg+xml",
-		"audio/x-wav":              "audio/wav",
-		"application/x-javascript": "text/javascript",
-		"*/*":                      "",
-	}
-	for in, want := range tests {
-		if got := normalizeMIME(in); got != want {
-			t.Errorf("normalizeMIME(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestLooksText(t *testing.T) {
 	tests := []struct {
 		name      string

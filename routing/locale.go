@@ -1,17 +1,9 @@
 package routing
 
 import (
-	"strings"
-
+	"github.com/agentworks/artifact-worker/mediaformat"
 	"github.com/agentworks/artifact-worker/messages"
 )
-
-var archiveFormats = map[string]bool{"zip": true, "gz": true, "tar": true, "7z": true, "rar": true, "bz2": true, "xz": true, "zst": true}
-var executableFormats = map[string]bool{"elf": true, "exe": true, "macho": true, "wasm": true}
-
-// formatNames spells formats the way the design's type-name table does where it is not simply
-// upper case.
-var formatNames = map[string]string{"webp": "WebP", "webm": "WebM", "mov": "QuickTime"}
 
 // typeName is the friendly name of a detected type in locale (docs/design.md, "Descriptions"):
 // the catalogue's table first ("PNG 图片", "Word 文档", "二进制文件"); for a type the table lacks,
@@ -21,10 +13,7 @@ func typeName(loc string, d Detection) string {
 	if n, ok := messages.Lookup(loc, messages.TypeName(d.MIME)); ok {
 		return n
 	}
-	format := formatNames[d.Format]
-	if format == "" {
-		format = strings.ToUpper(d.Format)
-	}
+	format := mediaformat.Spelling(d.Format)
 	if d.IsText {
 		if d.Format == "" || d.Format == "txt" {
 			return messages.Text(loc, messages.TextFile)
@@ -33,16 +22,16 @@ func typeName(loc string, d Detection) string {
 	}
 	key := d.Kind
 	switch {
-	case archiveFormats[d.Format]:
+	case mediaformat.IsArchive(d.Format):
 		key = messages.CategoryArchive
-	case executableFormats[d.Format]:
+	case mediaformat.IsExecutable(d.Format):
 		key = messages.CategoryExecutable
 	}
 	if noun, ok := messages.Lookup(loc, messages.Noun(key)); ok && d.Format != "" {
 		return format + " " + noun
 	}
 	if d.MIME == "" {
-		return messages.Text(loc, messages.TypeName(octetStream))
+		return messages.Text(loc, messages.TypeName(mediaformat.OctetStream))
 	}
 	return d.MIME
 }

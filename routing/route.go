@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/imaging"
+	"github.com/agentworks/artifact-worker/mediaformat"
 	"github.com/agentworks/artifact-worker/messages"
 )
 
@@ -41,12 +42,6 @@ type Input struct {
 	// described, not sent.
 	Dialect string
 }
-
-// acceptedImageFormats are the image formats some supported model API accepts as they are
-// (PROVIDERS.md): OpenAI, Anthropic and Gemini all take PNG, JPEG and WEBP; OpenAI and Anthropic
-// take GIF; Gemini takes HEIC and HEIF. Assemble sends no other image, whatever a registry says;
-// which of them a model takes is its Formats, which a dialect carries DialectCarries.
-var acceptedImageFormats = map[string]bool{"png": true, "jpeg": true, "gif": true, "webp": true, "heic": true, "heif": true}
 
 // Route decides how an artifact reaches the model and builds the seeds' ContentRouteResult.
 //
@@ -115,7 +110,7 @@ func Route(in Input) contracts.ContentRouteResult {
 		res.Content = string(content)
 	case !in.Capabilities.Has(need):
 		res.Content = describe(loc, filename, in.ID, det, size, reasonNoCapability)
-	case !intact(det.Format, content):
+	case !mediaformat.Intact(det.Format, content):
 		res.Content = processingFailed(loc, filename, in.ID)
 	case det.Kind == contracts.BinaryImage:
 		routeImage(&res, loc, filename, in.ID, det, content, formats, in.Dialect)
@@ -175,8 +170,8 @@ var ErrImageNotAccepted = errors.New("image not accepted by the model")
 // as it is), their MIME type, and what was done; an image that cannot be sent gives an error
 // wrapping ErrImageNotAccepted (and imaging.ErrTooLarge or imaging.ErrDamaged when that is why). FitImage is pure and safe for concurrent use.
 func FitImage(data []byte, mime string, f Formats, dialect string) (out []byte, outMIME string, p *contracts.ImageProcessing, err error) {
-	mime = normalizeMIME(mime)
-	r, err := fitImage(data, formatOf(mime), f.orDefault(), normalizeDialect(dialect))
+	mime = mediaformat.NormalizeMIME(mime)
+	r, err := fitImage(data, mediaformat.Name(mime), f.orDefault(), normalizeDialect(dialect))
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("%w: %w", ErrImageNotAccepted, err)
 	}
@@ -193,8 +188,8 @@ func FitImage(data []byte, mime string, f Formats, dialect string) (out []byte, 
 // holding the whole image to find that it goes unchanged (history images, cached as base64).
 // FitImageHead is pure and safe for concurrent use.
 func FitImageHead(head []byte, size int64, mime string, f Formats, dialect string) (outMIME string, p *contracts.ImageProcessing, ok bool) {
-	mime = normalizeMIME(mime)
-	r, ok := imaging.PrepareHead(head, size, formatOf(mime), fitTarget(f.orDefault(), normalizeDialect(dialect)))
+	mime = mediaformat.NormalizeMIME(mime)
+	r, ok := imaging.PrepareHead(head, size, mediaformat.Name(mime), fitTarget(f.orDefault(), normalizeDialect(dialect)))
 	if !ok {
 		return "", nil, false
 	}
@@ -215,7 +210,7 @@ func fitTarget(f Formats, dialect string) imaging.Target {
 func imageTarget(accepted []string, l ImageLimits) imaging.Target {
 	var formats []string
 	for _, f := range accepted {
-		if acceptedImageFormats[f] {
+		if mediaformat.SendableImage(f) {
 			formats = append(formats, f)
 		}
 	}

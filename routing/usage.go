@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/dialects"
+	"github.com/agentworks/artifact-worker/mediaformat"
 )
 
 // base64TokensPerChar is what base64 costs placed in a text field (docs/providers.md, measured: a
@@ -47,7 +48,7 @@ func EstimateUsage(r contracts.ContentRouteResult, dialect string, f Formats) co
 	case r.Routing == contracts.RouteFile && r.File != nil:
 		b64 = r.File.File.Data
 		u.Basis = contracts.UsageUnknown
-		if secs, ok := audioSeconds(normalizeMIME(r.File.File.MimeType), b64); ok {
+		if secs, ok := audioSeconds(mediaformat.NormalizeMIME(r.File.File.MimeType), b64); ok {
 			u.InputTokens, u.Basis = text+int64(math.Ceil(secs*audioTokensPerSecond)), contracts.UsageAudioSeconds
 		}
 	default:

@@ -1,4 +1,4 @@
-package routing
+package mediaformat
 
 import (
 	"bytes"
@@ -16,14 +16,14 @@ func FuzzIntact(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b, trailer []byte) {
 		for _, format := range []string{"png", "jpeg", "gif", "webp", "pdf", "zip", "bmp"} {
-			ok := intact(format, b)
-			if ok != intact(format, b) {
+			ok := Intact(format, b)
+			if ok != Intact(format, b) {
 				t.Fatalf("%s: two answers for the same bytes", format)
 			}
 			if !ok && (format == "zip" || format == "bmp") {
 				t.Fatalf("%s is not checked, yet called damaged", format)
 			}
-			if ok && format != "pdf" && !intact(format, append(bytes.Clone(b), trailer...)) {
+			if ok && format != "pdf" && !Intact(format, append(bytes.Clone(b), trailer...)) {
 				t.Fatalf("%s: intact, but damaged with %d bytes appended", format, len(trailer))
 			}
 		}
@@ -35,10 +35,10 @@ func TestIntactWholeFiles(t *testing.T) {
 		"png": testfiles.PNG(40, 30), "jpeg": testfiles.JPEG(40, 30), "gif": testfiles.GIF(40, 30),
 		"webp": testfiles.WebP(), "pdf": testfiles.PDF(), "zip": testfiles.ZIP(),
 	} {
-		if !intact(format, b) {
+		if !Intact(format, b) {
 			t.Errorf("whole %s taken as damaged", format)
 		}
-		if format != "zip" && intact(format, b[:len(b)-len(b)/3]) {
+		if format != "zip" && Intact(format, b[:len(b)-len(b)/3]) {
 			t.Errorf("%s cut by a third taken as whole", format)
 		}
 	}

@@ -1,19 +1,22 @@
-package routing
+package mediaformat
 
 import (
 	"mime"
 	"path"
 	"strings"
 
+	"github.com/gabriel-vasile/mimetype"
+
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
-const octetStream = "application/octet-stream"
+// OctetStream is the MIME type of unknown binary content.
+const OctetStream = "application/octet-stream"
 
 // genericMIMEs say nothing about the content; a declaration of one of them counts as no
 // declaration at all.
 var genericMIMEs = map[string]bool{
-	octetStream:                  true,
+	OctetStream:                  true,
 	"binary/octet-stream":        true,
 	"application/binary":         true,
 	"application/x-binary":       true,
@@ -94,7 +97,7 @@ var extensionMIMEs = map[string]string{
 	".bz2": "application/x-bzip2", ".xz": "application/x-xz", ".zst": "application/zstd",
 	".exe": "application/vnd.microsoft.portable-executable",
 	".dll": "application/vnd.microsoft.portable-executable", ".so": "application/x-sharedlib",
-	".wasm": "application/wasm", ".bin": octetStream,
+	".wasm": "application/wasm", ".bin": OctetStream,
 }
 
 // textMIMEs are textual types outside text/*; any "+json" or "+xml" suffix is textual too.
@@ -133,9 +136,10 @@ var formats = map[string]string{
 	"application/x-ndjson": "ndjson", "application/yaml": "yaml", "text/x-c": "c", "text/x-c++": "cpp",
 }
 
-// normalizeMIME returns the bare, lower-case, canonical type of a declared MIME string, or "" for
-// an empty, unparsable or generic declaration.
-func normalizeMIME(s string) string {
+// NormalizeMIME returns the bare, lower-case, canonical type of a declared MIME string ("image/jpeg"
+// for " Image/JPG; q=1"), or "" for an empty, unparsable or generic (application/octet-stream)
+// declaration.
+func NormalizeMIME(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 255 {
 		return ""
@@ -174,8 +178,9 @@ func validMediaType(m string) bool {
 	return true
 }
 
-// mimeFromExtension returns the type the filename's extension names, or "".
-func mimeFromExtension(filename string) string {
+// MIMEByExtension returns the type the filename's extension names (from a built-in table, the same
+// on every machine), or "".
+func MIMEByExtension(filename string) string {
 	filename = filename[strings.LastIndexAny(filename, `/\`)+1:]
 	m := extensionMIMEs[strings.ToLower(path.Ext(filename))]
 	if genericMIMEs[m] {
@@ -184,21 +189,24 @@ func mimeFromExtension(filename string) string {
 	return m
 }
 
-// isTextMIME reports whether m names a textual format.
-func isTextMIME(m string) bool {
+// IsTextMIME reports whether the canonical type m names a textual format: text/*, JSON, XML, YAML,
+// SVG and the like.
+func IsTextMIME(m string) bool {
 	return strings.HasPrefix(m, "text/") || textMIMEs[m] ||
 		strings.HasSuffix(m, "+json") || strings.HasSuffix(m, "+xml")
 }
 
-// kindOf returns the artifact kind of a binary (non-text) MIME type.
-func kindOf(m string) string {
+// IsGeneric reports whether the canonical type m says nothing about the content
+// (application/octet-stream and its spellings).
+func IsGeneric(m string) bool { return genericMIMEs[m] }
+
+// Kind returns the artifact kind of a canonical binary (non-text) MIME type:
+// contracts.BinaryImage, BinaryAudio, BinaryVideo, BinaryDocument or BinaryOther.
+func Kind(m string) string {
+	if k := mediaKind(m); k != "" {
+		return k
+	}
 	switch {
-	case strings.HasPrefix(m, "image/"):
-		return contracts.BinaryImage
-	case strings.HasPrefix(m, "audio/"):
-		return contracts.BinaryAudio
-	case strings.HasPrefix(m, "video/"):
-		return contracts.BinaryVideo
 	case documentMIMEs[m],
 		strings.HasPrefix(m, "application/vnd.openxmlformats-officedocument."),
 		strings.HasPrefix(m, "application/vnd.oasis.opendocument."):
@@ -208,9 +216,37 @@ func kindOf(m string) string {
 	}
 }
 
-// formatOf names the format of MIME type m ("png", "pdf", "mp3"), or "" when m is unknown binary.
-func formatOf(m string) string {
-	if m == "" || m == octetStream {
+// PartKind is the kind of the part that carries a medium of MIME type m: contracts.BinaryImage,
+// BinaryAudio or BinaryVideo by the type's top level, BinaryDocument for anything else; "" when m is
+// empty. Case and surrounding space do not matter.
+func PartKind(m string) string {
+	m = strings.ToLower(strings.TrimSpace(m))
+	if m == "" {
+		return ""
+	}
+	if k := mediaKind(m); k != "" {
+		return k
+	}
+	return contracts.BinaryDocument
+}
+
+// mediaKind is the kind of an image, audio or video type, "" for any other.
+func mediaKind(m string) string {
+	switch {
+	case strings.HasPrefix(m, "image/"):
+		return contracts.BinaryImage
+	case strings.HasPrefix(m, "audio/"):
+		return contracts.BinaryAudio
+	case strings.HasPrefix(m, "video/"):
+		return contracts.BinaryVideo
+	}
+	return ""
+}
+
+// Name names the format of the canonical MIME type m ("png", "pdf", "mp3"), or "" when m is
+// unknown binary.
+func Name(m string) string {
+	if m == "" || m == OctetStream {
 		return ""
 	}
 	if f, ok := formats[m]; ok {
@@ -223,4 +259,44 @@ func formatOf(m string) string {
 	sub, _, _ = strings.Cut(sub, "+")
 	sub = strings.TrimPrefix(strings.TrimPrefix(sub, "x-"), "vnd.")
 	return sub
+}
+
+// BaseMIME strips parameters ("text/plain; charset=utf-8" → "text/plain"), lower-cases and applies
+// the aliases (image/jpg → image/jpeg). Unlike NormalizeMIME it keeps generic and malformed types.
+func BaseMIME(m string) string {
+	m, _, _ = strings.Cut(m, ";")
+	m = strings.ToLower(strings.TrimSpace(m))
+	if a, ok := mimeAliases[m]; ok {
+		return a
+	}
+	return m
+}
+
+// mimetypeExtension is mimetype's extension for m without the dot, or "".
+func mimetypeExtension(m string) string {
+	if node := mimetype.Lookup(m); node != nil {
+		return strings.TrimPrefix(node.Extension(), ".")
+	}
+	return ""
+}
+
+var archiveFormats = map[string]bool{"zip": true, "gz": true, "tar": true, "7z": true, "rar": true, "bz2": true, "xz": true, "zst": true}
+var executableFormats = map[string]bool{"elf": true, "exe": true, "macho": true, "wasm": true}
+
+// IsArchive reports whether the format named format is an archive (zip, gz, tar, 7z, ...).
+func IsArchive(format string) bool { return archiveFormats[format] }
+
+// IsExecutable reports whether the format named format is an executable (elf, exe, macho, wasm).
+func IsExecutable(format string) bool { return executableFormats[format] }
+
+// spellings are format names written the way docs/design.md's type-name table writes them where
+// that is not simply upper case.
+var spellings = map[string]string{"webp": "WebP", "webm": "WebM", "mov": "QuickTime"}
+
+// Spelling is how a description writes the format named format: "PNG", "WebP", "QuickTime".
+func Spelling(format string) string {
+	if s, ok := spellings[format]; ok {
+		return s
+	}
+	return strings.ToUpper(format)
 }
