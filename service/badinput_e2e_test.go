@@ -189,6 +189,7 @@ func callRaw(t *testing.T, w *workertest.Worker, subject string, body []byte) []
 	if err != nil {
 		t.Fatalf("call %s: %v", subject, err)
 	}
+	w.CheckReply(subject, raw)
 	return raw
 }
 

@@ -200,5 +200,6 @@ func callWithDeadline(t *testing.T, w *workertest.Worker, subject string, body [
 	if err := json.Unmarshal(reply.Data, &rep); err != nil {
 		t.Fatalf("reply is not an envelope: %v: %.300s", err, reply.Data)
 	}
+	w.CheckReply(subject, reply.Data)
 	return rep
 }

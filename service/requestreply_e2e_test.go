@@ -15,6 +15,7 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
+	"github.com/agentworks/artifact-worker/internal/schematest"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 	"github.com/agentworks/artifact-worker/internal/workertest"
 	"github.com/agentworks/artifact-worker/messaging"
@@ -36,6 +37,9 @@ func plainRequest(t *testing.T, nc *nats.Conn, subject string, body any) (contra
 	var rep contracts.Reply
 	if err := json.Unmarshal(msg.Data, &rep); err != nil {
 		t.Fatalf("reply is not an envelope: %v: %.300s", err, msg.Data)
+	}
+	if err := schematest.CheckReply(subject, msg.Data); err != nil {
+		t.Errorf("reply to %s does not match the published schemas: %v", subject, err)
 	}
 	return rep, msg
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/miniotest"
 	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/schematest"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/service"
 )
@@ -191,7 +192,22 @@ func (w *Worker) CallRaw(subject string, raw []byte) contracts.Reply {
 	if err := json.Unmarshal(out, &rep); err != nil {
 		w.t.Fatalf("reply is not an envelope: %v: %.300s", err, out)
 	}
+	w.CheckReply(subject, out)
 	return rep
+}
+
+// CheckReply fails the test (without stopping it) when raw, a reply to subject, does not match the
+// published JSON Schemas (contracts/schema: the envelope, and an ok reply's result). Call and
+// CallRaw check every reply they return; tests that read replies another way call it themselves.
+// Benchmarks skip the check: it would be counted in their numbers.
+func (w *Worker) CheckReply(subject string, raw []byte) {
+	w.t.Helper()
+	if _, bench := w.t.(*testing.B); bench {
+		return
+	}
+	if err := schematest.CheckReply(subject, raw); err != nil {
+		w.t.Errorf("reply to %s does not match the published schemas: %v\nreply: %.500s", subject, err, raw)
+	}
 }
 
 // WaitFor polls cond every 20ms until it holds or timeout passes.

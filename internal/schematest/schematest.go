@@ -1,0 +1,123 @@
+// Package schematest validates the worker's real replies against the published JSON Schemas
+// (contracts/schema/*.json, generated from the Go types: contracts/README.md, "Where the contract
+// comes from"), so that a reply the schemas refuse fails the test that received it. The e2e tests
+// call it on every reply they read (internal/workertest does for Call and CallRaw).
+package schematest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentworks/artifact-worker/contracts"
+)
+
+// ResultSchemas names the schema of each subject's result.
+var ResultSchemas = map[string]string{
+	contracts.SubjectGetArtifact:     "get_artifact.result.json",
+	contracts.SubjectGetHistoryImage: "get_history_image.result.json",
+	contracts.SubjectFileWritten:     "file_written.result.json",
+	contracts.SubjectPreprocess:      "preprocess.result.json",
+	contracts.SubjectMetadata:        "metadata.result.json",
+}
+
+// RequestSchemas names the schema of each subject's request.
+var RequestSchemas = map[string]string{
+	contracts.SubjectGetArtifact:     "get_artifact.request.json",
+	contracts.SubjectGetHistoryImage: "get_history_image.request.json",
+	contracts.SubjectFileWritten:     "file_written.request.json",
+	contracts.SubjectPreprocess:      "preprocess.request.json",
+	contracts.SubjectMetadata:        "metadata.request.json",
+}
+
+const replySchema = "reply.json"
+
+var (
+	loadOnce sync.Once
+	loaded   map[string]*jsonschema.Resolved
+	loadErr  error
+)
+
+// Dir is the directory of the published schemas: contracts/schema of this repository.
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "contracts", "schema")
+}
+
+func schemas() (map[string]*jsonschema.Resolved, error) {
+	loadOnce.Do(func() {
+		loaded = map[string]*jsonschema.Resolved{}
+		names := []string{replySchema}
+		for _, m := range []map[string]string{ResultSchemas, RequestSchemas} {
+			for _, n := range m {
+				names = append(names, n)
+			}
+		}
+		for _, name := range names {
+			raw, err := os.ReadFile(filepath.Join(Dir(), name))
+			if err != nil {
+				loadErr = err
+				return
+			}
+			var s jsonschema.Schema
+			if err := json.Unmarshal(raw, &s); err != nil {
+				loadErr = fmt.Errorf("%s: %w", name, err)
+				return
+			}
+			rs, err := s.Resolve(nil)
+			if err != nil {
+				loadErr = fmt.Errorf("%s: %w", name, err)
+				return
+			}
+			loaded[name] = rs
+		}
+	})
+	return loaded, loadErr
+}
+
+// Validate checks the JSON document raw against the schema file name (reply.json,
+// get_artifact.result.json, ...).
+func Validate(name string, raw []byte) error {
+	all, err := schemas()
+	if err != nil {
+		return err
+	}
+	rs, ok := all[name]
+	if !ok {
+		return fmt.Errorf("no schema %s", name)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if err := rs.Validate(v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// CheckReply checks a reply to subject: the envelope against reply.json (error replies, with their
+// error.assembly, included) and an ok reply's result against the subject's result schema.
+func CheckReply(subject string, raw []byte) error {
+	if err := Validate(replySchema, raw); err != nil {
+		return err
+	}
+	var rep contracts.Reply
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return err
+	}
+	if !rep.OK {
+		return nil
+	}
+	name, ok := ResultSchemas[subject]
+	if !ok {
+		return errors.New("no result schema for subject " + subject)
+	}
+	return Validate(name, rep.Result)
+}
