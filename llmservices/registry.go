@@ -58,7 +58,7 @@ type entry struct {
 	aliases                    []string
 	inputs, outputs            []string
 	formats                    routing.Formats // with its provider's defaults
-	own                        *service        // for formats under another provider (ServedBy)
+	own                        *Service        // for formats under another provider (ServedBy)
 	extract                    bool
 }
 
@@ -102,9 +102,6 @@ type Service struct {
 	// media, "inline" or "followUp" (routing.ToolResultMediaInline, ToolResultMediaFollowUp).
 	ToolResultMedia string `json:"toolResultMedia,omitempty"`
 }
-
-// service is the internal name kept for brevity.
-type service = Service
 
 // Capabilities are a service's input and output capabilities.
 type Capabilities struct {

@@ -120,19 +120,6 @@ func (r *Registry) Entries() []Entry {
 	return out
 }
 
-// Providers returns the names of the registry's provider blocks, sorted.
-func (r *Registry) Providers() []string {
-	if r == nil {
-		return nil
-	}
-	names := make([]string, 0, len(r.providers))
-	for k := range r.providers {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // HasProvider reports whether the registry has a provider block of that name.
 func (r *Registry) HasProvider(name string) bool {
 	if r == nil {
