@@ -464,13 +464,11 @@ type Usage struct {
 //schema:allOf     }
 //schema:allOf   },
 //schema:allOf   {
-//schema:allOf     "if": {"properties": {"dialect": {"enum": [
-//schema:allOf       "openai-responses", "anthropic", "bedrock-converse", "langchain", "langchain-js"
-//schema:allOf     ]}}},
+//schema:allOf     "if": {"properties": {"dialect": {"enum": "${DialectsMediaInToolResult}"}}},
 //schema:allOf     "then": {"properties": {"followUp": {"maxItems": 0}}}
 //schema:allOf   },
 //schema:allOf   {
-//schema:allOf     "if": {"properties": {"dialect": {"enum": ["anthropic", "bedrock-converse", "langchain", "langchain-js"]}}},
+//schema:allOf     "if": {"properties": {"dialect": {"enum": "${DialectsBlockList}"}}},
 //schema:allOf     "then": {"properties": {"toolContent": {"type": "array"}}}
 //schema:allOf   },
 //schema:allOf   {

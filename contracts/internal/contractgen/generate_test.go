@@ -102,6 +102,13 @@ func TestDirectiveValue(t *testing.T) {
 	if v, err := directiveValue(directive{"schema", "maxLength", "MaxIDLen"}); err != nil || mustString(t, v) != "256\n" {
 		t.Errorf("named limit = %v, %v", v, err)
 	}
+	if v, err := directiveValue(directive{"schema", "if", `{"properties": {"dialect": {"enum": "${DialectsMediaInToolResult}"}}}`}); err != nil ||
+		!strings.Contains(mustString(t, v), `"anthropic"`) || strings.Contains(mustString(t, v), `"openai-chat"`) || strings.Contains(mustString(t, v), "${") {
+		t.Errorf("a name inside JSON = %v, %v", mustString(t, v), err)
+	}
+	if _, err := directiveValue(directive{"schema", "if", `{"enum": "${NoSuchName}"}`}); err == nil {
+		t.Error("an unknown name inside JSON must fail the generator")
+	}
 	if _, err := directiveValue(directive{"schema", "enum", "NoSuchName"}); err == nil {
 		t.Error("an unknown name must fail the generator, not be written as a string")
 	}

@@ -12,8 +12,9 @@
 //   - doc comments: each type's and field's description (paragraphs starting "Go:" are for Go
 //     readers and left out);
 //   - directives in those comments: //schema:KEYWORD VALUE sets a JSON Schema keyword (VALUE is
-//     JSON, or a name from the named table below, such as Dialects or MaxIDLen; lines with the same
-//     keyword join into one value); //schema:alias NAME SOURCE adds another accepted spelling
+//     JSON, or a name from the named table below, such as Dialects or MaxIDLen; inside JSON, a
+//     string "${Name}" is that value; lines with the same keyword join into one value);
+//     //schema:alias NAME SOURCE adds another accepted spelling
 //     (x-same-as); //schema:inline on a type writes it in place instead of in $defs; //ts:type,
 //     //ts:name and //ts:params shape the TypeScript; //py:type the Python.
 package main
@@ -28,6 +29,7 @@ import (
 	"reflect"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 )
 
 type kind int
@@ -76,9 +78,27 @@ var named = map[string]any{
 	"UsageBases":   []string{contracts.UsageText, contracts.UsageOpenAITiles, contracts.UsageAnthropicPixels, contracts.UsageGeminiTiles, contracts.UsageAudioSeconds, contracts.UsageUnknown},
 	"ErrorCodes":   contracts.ErrorCodes,
 
+	// Dialects by what their table entry says (dialects.All), for the conditions on an assembly's
+	// shape: a new dialect lands in them from its table entry.
+	"DialectsMediaInToolResult": dialectsWhere(func(d *dialects.Dialect) bool { return d.Media == dialects.InToolResult }),
+	"DialectsBlockList": dialectsWhere(func(d *dialects.Dialect) bool {
+		return d.Text == dialects.TextBlocks || d.Text == dialects.TextBedrock
+	}),
+
 	"MaxIDLen":       contracts.MaxIDLen,
 	"MaxRefLen":      contracts.MaxRefLen,
 	"MaxMIMETypeLen": contracts.MaxMIMETypeLen,
+}
+
+// dialectsWhere lists the names of the dialects of the table that match, in table order.
+func dialectsWhere(match func(*dialects.Dialect) bool) []string {
+	var out []string
+	for _, d := range dialects.All() {
+		if match(d) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }
 
 // Paths of the generated files, relative to the repository root.

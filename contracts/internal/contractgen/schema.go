@@ -324,6 +324,37 @@ func directiveValue(d directive) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("//%s:%s: %q is neither JSON nor a name the generator knows (%v)", d.tool, d.key, s, err)
 	}
+	return substitute(v)
+}
+
+// substitute replaces each string "${Name}" inside a directive's JSON by the value named Name.
+func substitute(v any) (any, error) {
+	switch x := v.(type) {
+	case *object:
+		for _, k := range x.keys {
+			sv, err := substitute(x.vals[k])
+			if err != nil {
+				return nil, err
+			}
+			x.vals[k] = sv
+		}
+	case []any:
+		for i, e := range x {
+			sv, err := substitute(e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = sv
+		}
+	case string:
+		if name, ok := strings.CutPrefix(x, "${"); ok && strings.HasSuffix(name, "}") {
+			nv, ok := named[strings.TrimSuffix(name, "}")]
+			if !ok {
+				return nil, fmt.Errorf("%q names no value the generator knows", x)
+			}
+			return toJSON(nv), nil
+		}
+	}
 	return v, nil
 }
 
