@@ -19,9 +19,10 @@ build:
 run: build
 	./$(BIN)/worker run
 
-## tools: the pinned MinIO server and nats CLI binaries used by tests (built once into .tools/, ~3 min)
+## tools: the pinned MinIO server, versitygw and nats CLI binaries used by tests (built once into .tools/, ~5 min)
 tools:
 	./scripts/install-minio.sh
+	./scripts/install-versitygw.sh
 	./scripts/install-natscli.sh
 
 ## js-deps: the pinned npm packages of clients/js (npm ci from package-lock.json; again only when it changes)
@@ -44,10 +45,12 @@ $(MCPJS)/node_modules/.installed: $(MCPJS)/package.json $(MCPJS)/package-lock.js
 py-deps:
 	./scripts/install-python.sh
 
-## test: every test, against a real embedded nats-server and a real MinIO process
+## test: every test, against a real embedded nats-server and a real MinIO process; the objectstore
+## contract suite and the get_artifact and file_written e2e tests also against versitygw
 test: tools js-deps mcp-deps py-deps
 	$(GO) vet ./...
 	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v /integration)
+	S3_TEST_SERVER=versitygw $(GO) test -race -count=1 -timeout 15m -run '^(TestGetArtifact|TestWorkspace)' ./service
 	$(MAKE) integration
 	$(MAKE) deploy-check
 	$(MAKE) sdk-check

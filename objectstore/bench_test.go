@@ -36,6 +36,10 @@ func BenchmarkReadAll(b *testing.B) {
 			srv := sharedMinIO(b)
 			benchmarkReadAll(b, newS3(b, srv), size)
 		})
+		b.Run("VersityGW/"+sizeName(size), func(b *testing.B) {
+			srv := sharedVersityGW(b)
+			benchmarkReadAll(b, newS3(b, srv), size)
+		})
 	}
 }
 

@@ -38,6 +38,8 @@ var s3Permission = map[string]bool{
 	minio.AccessDenied: true, "AllAccessDisabled": true, "InvalidAccessKeyId": true,
 	"SignatureDoesNotMatch": true, "AccountProblem": true, "InvalidToken": true,
 	"ExpiredToken": true,
+	// versitygw's answer (404) to an access key it does not know.
+	"XAdminUserNotFound": true,
 }
 
 var s3InvalidKey = map[string]bool{

@@ -1,8 +1,11 @@
-// Package miniotest runs a real MinIO server as a separate process for tests.
+// Package miniotest runs a real S3 server as a separate process for tests: MinIO, or versitygw
+// (the Versity S3 Gateway on its posix backend), the second S3 the worker is tested against.
 //
-// The server binary is the project's pinned build at .tools/bin/minio under the repository root,
-// installed by scripts/install-minio.sh when missing (the first install takes minutes). MinIO is
-// AGPL: its code is never imported, it only ever runs as a child process.
+// The server binaries are the project's pinned builds at .tools/bin/minio and .tools/bin/versitygw
+// under the repository root, installed by scripts/install-minio.sh and scripts/install-versitygw.sh
+// when missing (the first install takes minutes). MinIO is AGPL: its code is never imported, it only
+// ever runs as a child process. Which one StartMain and Main start is S3_TEST_SERVER's choice
+// (minio, the default, or versitygw); Start and StartKind pick in code.
 //
 // Every server runs in its own process group, is bound to 127.0.0.1 on free ports, keeps its data
 // in a temporary directory and is killed (with its whole process group) when the test ends. On
@@ -39,7 +42,13 @@ const ReadyTimeout = 60 * time.Second
 // stopGrace is how long Stop waits after SIGTERM before it kills the process group.
 const stopGrace = 5 * time.Second
 
-// Server is a running (or stopped) MinIO process. Its exported fields are fixed for its lifetime,
+// Kinds of server.
+const (
+	MinIO     = "minio"
+	VersityGW = "versitygw"
+)
+
+// Server is a running (or stopped) S3 server process. Its exported fields are fixed for its lifetime,
 // across Stop and Restart. Methods are safe for concurrent use.
 type Server struct {
 	// Endpoint is the S3 API address, "127.0.0.1:port" (no scheme; plain HTTP).
@@ -47,8 +56,10 @@ type Server struct {
 	// AccessKey and SecretKey are the root credentials (random per server).
 	AccessKey string
 	SecretKey string
-	// DataDir is the drive MinIO stores objects in; it survives Stop and Restart.
+	// DataDir is the drive the server stores objects in; it survives Stop and Restart.
 	DataDir string
+	// Kind is MinIO or VersityGW.
+	Kind string
 
 	bin         string
 	consoleAddr string
@@ -87,7 +98,7 @@ func Start(t testing.TB) *Server {
 // when tlsCfg is nil).
 func StartTLS(t testing.TB, tlsCfg *TLS) *Server {
 	t.Helper()
-	s, err := newServer(t.TempDir())
+	s, err := newServer(t.TempDir(), MinIO)
 	if err != nil {
 		t.Fatalf("miniotest: %v", err)
 	}
@@ -111,15 +122,51 @@ func StartTLS(t testing.TB, tlsCfg *TLS) *Server {
 	return s
 }
 
-// StartMain runs a MinIO server for a whole test binary, typically from TestMain. The returned
-// stop function kills the server and removes its directories; call it before os.Exit.
+// StartKind runs a server of the given kind (MinIO or VersityGW) until the test ends.
+func StartKind(t testing.TB, kind string) *Server {
+	t.Helper()
+	s, err := newServer(t.TempDir(), kind)
+	if err == nil {
+		err = s.start()
+	}
+	if err != nil {
+		t.Fatalf("miniotest: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+// KindFromEnv is the kind S3_TEST_SERVER names: MinIO when it is empty.
+func KindFromEnv() (string, error) {
+	switch k := os.Getenv("S3_TEST_SERVER"); k {
+	case "", MinIO:
+		return MinIO, nil
+	case VersityGW:
+		return VersityGW, nil
+	default:
+		return "", fmt.Errorf("miniotest: S3_TEST_SERVER=%q: want %s or %s", k, MinIO, VersityGW)
+	}
+}
+
+// StartMain runs a server of the kind S3_TEST_SERVER names (MinIO by default) for a whole test
+// binary, typically from TestMain. The returned stop function kills the server and removes its
+// directories; call it before os.Exit.
 func StartMain() (*Server, func(), error) {
+	kind, err := KindFromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	return StartMainKind(kind)
+}
+
+// StartMainKind is StartMain for the given kind.
+func StartMainKind(kind string) (*Server, func(), error) {
 	dir, err := os.MkdirTemp("", "miniotest-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("miniotest: %w", err)
 	}
 	cleanup := func() { _ = os.RemoveAll(dir) }
-	s, err := newServer(dir)
+	s, err := newServer(dir, kind)
 	if err == nil {
 		err = s.start()
 	}
@@ -185,8 +232,8 @@ func (s *Server) Restart() error {
 	return s.startLocked()
 }
 
-func newServer(root string) (*Server, error) {
-	bin, err := ensureBinary()
+func newServer(root, kind string) (*Server, error) {
+	bin, err := ensureBinary(kind)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +246,7 @@ func newServer(root string) (*Server, error) {
 		AccessKey:   "mt-" + randomHex(8),
 		SecretKey:   randomHex(20),
 		DataDir:     filepath.Join(root, "data"),
+		Kind:        kind,
 		bin:         bin,
 		consoleAddr: addrs[1],
 		homeDir:     filepath.Join(root, "home"),
@@ -219,18 +267,32 @@ func (s *Server) start() error {
 
 func (s *Server) startLocked() error {
 	out := &tailBuffer{max: 64 << 10}
-	cmd := exec.Command(s.bin, "server", s.DataDir,
-		"--address", s.Endpoint,
-		"--console-address", s.consoleAddr,
-		"--certs-dir", filepath.Join(s.homeDir, "certs"),
-	)
-	cmd.Env = append(os.Environ(),
-		"MINIO_ROOT_USER="+s.AccessKey,
-		"MINIO_ROOT_PASSWORD="+s.SecretKey,
-		"MINIO_BROWSER=off",
-		"MINIO_UPDATE=off",
-		"HOME="+s.homeDir, // MinIO creates ~/.minio; keep it out of the real home
-	)
+	var cmd *exec.Cmd
+	switch s.Kind {
+	case VersityGW:
+		if s.tls != nil {
+			return errors.New("TLS is set up for MinIO only")
+		}
+		cmd = exec.Command(s.bin, "--port", s.Endpoint, "--quiet", "posix", s.DataDir)
+		cmd.Env = append(os.Environ(),
+			"ROOT_ACCESS_KEY="+s.AccessKey,
+			"ROOT_SECRET_KEY="+s.SecretKey,
+			"HOME="+s.homeDir,
+		)
+	default:
+		cmd = exec.Command(s.bin, "server", s.DataDir,
+			"--address", s.Endpoint,
+			"--console-address", s.consoleAddr,
+			"--certs-dir", filepath.Join(s.homeDir, "certs"),
+		)
+		cmd.Env = append(os.Environ(),
+			"MINIO_ROOT_USER="+s.AccessKey,
+			"MINIO_ROOT_PASSWORD="+s.SecretKey,
+			"MINIO_BROWSER=off",
+			"MINIO_UPDATE=off",
+			"HOME="+s.homeDir, // MinIO creates ~/.minio; keep it out of the real home
+		)
+	}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = sysProcAttr()
@@ -247,7 +309,7 @@ func (s *Server) startLocked() error {
 
 	if err := s.waitReady(p); err != nil {
 		_ = s.stopLocked()
-		return fmt.Errorf("%w\n--- minio output ---\n%s", err, out.String())
+		return fmt.Errorf("%w\n--- %s output ---\n%s", err, s.Kind, out.String())
 	}
 	return nil
 }
@@ -297,19 +359,20 @@ func (s *Server) waitReady(p *process) error {
 	defer tick.Stop()
 	var last error
 	for {
-		if probe("/minio/health/live") && probe("/minio/health/ready") {
+		// versitygw has no health probes: a signed request is its readiness.
+		if s.Kind == VersityGW || (probe("/minio/health/live") && probe("/minio/health/ready")) {
 			if last = signed(); last == nil {
 				return nil
 			}
 		}
 		select {
 		case <-p.exited:
-			return fmt.Errorf("minio on %s exited before it was ready: %v", s.Endpoint, p.err)
+			return fmt.Errorf("%s on %s exited before it was ready: %v", s.Kind, s.Endpoint, p.err)
 		case <-ctx.Done():
 			if last != nil {
-				return fmt.Errorf("minio on %s not ready within %s: last S3 request: %v", s.Endpoint, ReadyTimeout, last)
+				return fmt.Errorf("%s on %s not ready within %s: last S3 request: %v", s.Kind, s.Endpoint, ReadyTimeout, last)
 			}
-			return fmt.Errorf("minio on %s not ready within %s", s.Endpoint, ReadyTimeout)
+			return fmt.Errorf("%s on %s not ready within %s", s.Kind, s.Endpoint, ReadyTimeout)
 		case <-tick.C:
 		}
 	}
@@ -333,46 +396,50 @@ func (s *Server) stopLocked() error {
 	case <-p.exited:
 		return nil
 	case <-time.After(10 * time.Second):
-		return fmt.Errorf("minio (pid %d) did not exit after SIGKILL", pgid)
+		return fmt.Errorf("%s (pid %d) did not exit after SIGKILL", s.Kind, pgid)
 	}
 }
 
-// ensureBinary returns the path of the pinned MinIO binary, running the install script when the
-// binary or its version stamp is missing. A file lock keeps concurrent test binaries from
-// building it twice.
-func ensureBinary() (string, error) {
+// ensureBinary returns the path of the pinned binary of kind, running its install script
+// (scripts/install-<kind>.sh) when the binary or its version stamp is missing. A file lock keeps
+// concurrent test binaries from building it twice.
+func ensureBinary(kind string) (string, error) {
+	if kind != MinIO && kind != VersityGW {
+		return "", fmt.Errorf("unknown server kind %q", kind)
+	}
 	root, err := repoRoot()
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(root, ".tools", "bin", "minio")
-	stamp := filepath.Join(root, ".tools", "bin", ".minio-version")
+	bin := filepath.Join(root, ".tools", "bin", kind)
+	stamp := filepath.Join(root, ".tools", "bin", "."+kind+"-version")
 	if installed(bin, stamp) {
 		return bin, nil
 	}
 	if err := os.MkdirAll(filepath.Join(root, ".tools"), 0o755); err != nil {
 		return "", err
 	}
-	lock, err := os.OpenFile(filepath.Join(root, ".tools", ".minio-install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := os.OpenFile(filepath.Join(root, ".tools", "."+kind+"-install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return "", err
 	}
 	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("lock minio install: %w", err)
+		return "", fmt.Errorf("lock %s install: %w", kind, err)
 	}
 	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
 	if installed(bin, stamp) { // another test binary installed it while we waited
 		return bin, nil
 	}
-	cmd := exec.Command("bash", filepath.Join(root, "scripts", "install-minio.sh"))
+	script := filepath.Join(root, "scripts", "install-"+kind+".sh")
+	cmd := exec.Command("bash", script)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("scripts/install-minio.sh: %w\n%s", err, out)
+		return "", fmt.Errorf("%s: %w\n%s", script, err, out)
 	}
 	if !installed(bin, stamp) {
-		return "", fmt.Errorf("scripts/install-minio.sh did not produce %s", bin)
+		return "", fmt.Errorf("%s did not produce %s", script, bin)
 	}
 	return bin, nil
 }
@@ -447,8 +514,8 @@ func (b *tailBuffer) String() string {
 	return b.buf.String()
 }
 
-// Main runs a test binary's tests with one MinIO server, stored in *srv for the tests, and returns
-// the exit code for os.Exit. Use it as the whole TestMain:
+// Main runs a test binary's tests with one server of the kind S3_TEST_SERVER names (MinIO by
+// default), stored in *srv for the tests, and returns the exit code for os.Exit. Use it as the whole TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(miniotest.Main(m, &minio)) }
 func Main(m *testing.M, srv **Server) int {
