@@ -57,6 +57,29 @@ async def ignore(err):
     """An error_cb for connections a test drops on purpose (nats-py logs each error by default)."""
 
 
+async def live_claims(js) -> set:
+    """The names of the objects in WORKER_CLAIMS, deleted ones left out."""
+    import nats.js.errors
+
+    bucket = await js.object_store("WORKER_CLAIMS")
+    try:
+        return {o.name for o in await bucket.list(ignore_deletes=True)}
+    except nats.js.errors.NotFoundError:
+        return set()
+
+
+async def wait_no_new_claims(test, js, before: set, timeout: float = 15) -> None:
+    """Fails test unless WORKER_CLAIMS holds no object beyond before within timeout: every
+    claim-checked body was deleted by its reader (the worker a request's once it is done, the client
+    a reply's) or, never read, by the client. (Objects already there are someone else's.)"""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while (left := await live_claims(js) - before) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    test.assertEqual(sorted(left), [], "claim-checked bodies left in WORKER_CLAIMS")
+
+
 def random_id(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(6)}"
 

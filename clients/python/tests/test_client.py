@@ -41,21 +41,14 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.nc = await nats.connect(_env.NATS_URL)
         self.js = self.nc.jetstream()
         self.clients = {t: WorkerClient(self.nc, transport=t) for t in TRANSPORTS}
+        await self.clients["jetstream"].claims()  # the bucket, for a test that runs before any worker made it
+        self.claims_before = await _env.live_claims(self.js)
 
     async def asyncTearDown(self):
         await self.nc.close()
 
     async def assert_no_claims_left(self):
-        """WORKER_CLAIMS is empty again: every claim-checked body was deleted by its reader (the
-        worker a request's once it is done, the client a reply's) or, never read, by the client."""
-        deadline = time.monotonic() + 15
-        while True:
-            info = await self.js.stream_info("OBJ_" + CLAIM_CHECK_BUCKET)
-            if info.state.messages == 0:
-                return
-            if time.monotonic() > deadline:
-                self.fail(f"{info.state.messages} messages ({info.state.bytes} bytes) left in {CLAIM_CHECK_BUCKET}")
-            await asyncio.sleep(0.1)
+        await _env.wait_no_new_claims(self, self.js, self.claims_before)
 
     async def test_text_file_written_then_read_byte_for_byte(self):
         text = "# Notes\n你好 🌍\n"

@@ -10,12 +10,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 import _env
 import nats
-import nats.js.errors
 
 from artifact_worker_client import WorkerClient
 
@@ -29,14 +27,6 @@ def snippet(readme, marker):
     if not m:
         raise AssertionError(f"{readme} has no {marker} block")
     return m.group(1) + "\n"
-
-
-async def live_objects(bucket):
-    """The names of the objects in bucket, deleted ones left out."""
-    try:
-        return [o.name for o in await bucket.list(ignore_deletes=True)]
-    except nats.js.errors.NotFoundError:
-        return []
 
 
 def subprocess_env(pythonpath):
@@ -77,9 +67,12 @@ class PlainSnippetTest(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual((reply["ok"], reply["error"]["code"], reply["error"]["ref"]), (False, "artifact_not_found", ref))
             self.assertNotEqual(replies[0]["request_id"], replies[1]["request_id"])
             # A large reply (the image twice, in imageUrl and in the assembly) comes by claim check.
+            client = WorkerClient(nc)
+            await client.claims()
+            before = await _env.live_claims(nc.jetstream())
             png = _env.noisy_png(700, 500)
             b64 = base64.b64encode(png).decode()
-            written = await WorkerClient(nc).file_written(workspace_id=_env.random_id("py"), path="chart.png",
+            written = await client.file_written(workspace_id=_env.random_id("py"), path="chart.png",
                                                           mime_type="image/png", content_base64=b64)
             reply = await scope["get_artifact"](nc, written["artifactId"], "gpt-4o")
             self.assertTrue(reply["ok"], reply)
@@ -87,11 +80,7 @@ class PlainSnippetTest(unittest.IsolatedAsyncioTestCase):
             self.assertGreater(len(json.dumps(reply)), nc.max_payload, "the reply fitted one message")
             # Deleted once read (nats-py's delete leaves a marker, not the object); the request's
             # claim goes once the worker is done with it.
-            claims = await nc.jetstream().object_store("WORKER_CLAIMS")
-            deadline = time.monotonic() + 15
-            while (left := await live_objects(claims)) and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            self.assertEqual(left, [], "claimed bodies left in WORKER_CLAIMS")
+            await _env.wait_no_new_claims(self, nc.jetstream(), before)
         finally:
             await nc.close()
 
