@@ -302,6 +302,56 @@ func TestTLSAndCredentials(t *testing.T) {
 		}
 	})
 
+	// Each documented permission taken away in turn: the worker tries every one before it reports
+	// ready, so each missing one stops it at once with exit 2, named.
+	t.Run("each permission missing", func(t *testing.T) {
+		type perm struct {
+			publish bool
+			subject string
+		}
+		var all []perm
+		for _, p := range pub {
+			all = append(all, perm{true, p})
+		}
+		for _, s := range sub {
+			all = append(all, perm{false, s})
+		}
+		if len(all) != 18 {
+			t.Fatalf("docs/operations.md lists %d worker permissions, this test expects the 18 the issue counted; update both", len(all))
+		}
+		for _, missing := range all {
+			kind := map[bool]string{true: "publish", false: "subscribe"}[missing.publish]
+			t.Run(kind+" "+missing.subject, func(t *testing.T) {
+				t.Parallel()
+				var p, s []string
+				for _, q := range all {
+					switch {
+					case q == missing:
+					case q.publish:
+						p = append(p, q.subject)
+					default:
+						s = append(s, q.subject)
+					}
+				}
+				creds := auth.user("without-"+randomHex(4), p, s, auth.account)
+				cmd := exec.Command(workerBin, "run")
+				cmd.Env = append(append(append(os.Environ(), "NATS_URL="+url, "S3_BUCKET="+e.bucket, "DATA_DIR="+t.TempDir(),
+					"HTTP_ADDR=127.0.0.1:0", "LOG_FORMAT=text"), secure...), "NATS_CREDS="+creds)
+				start := time.Now()
+				out, err := cmd.CombinedOutput()
+				took := time.Since(start)
+				t.Logf("FIGURES without %s %s: exit %d after %s", kind, missing.subject, cmd.ProcessState.ExitCode(), took.Round(time.Millisecond))
+				named := fmt.Sprintf("%s %q", kind, missing.subject)
+				if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "NATS_CREDS") || !strings.Contains(string(out), strings.ReplaceAll(named, `"`, `\"`)) {
+					t.Fatalf("exit %v, want 2 naming NATS_CREDS and %s:\n%s", err, named, out)
+				}
+				if took > 15*time.Second {
+					t.Errorf("took %s: a missing permission must stop the start at once", took)
+				}
+			})
+		}
+	})
+
 	w := e.startWorker(t, "secure", secure...)
 	nc, err := nats.Connect(url, nats.UserCredentials(callerCreds), nats.RootCAs(ca.File), nats.ClientCert(clientCert, clientKey))
 	if err != nil {

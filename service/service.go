@@ -106,6 +106,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	}); err != nil {
 		return nil, err
 	}
+	// Every permission the worker needs is tried before anything else: a missing one stops the
+	// start at once, named, instead of a worker that reports ready and then misbehaves.
+	if err := retryStartup(ctx, log, "nats", func() error {
+		nc, err := connect(url, cfg, "artifact-worker-permissions", log)
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		return provePermissions(ctx, nc, WorkerPermissions())
+	}); err != nil {
+		return nil, err
+	}
 	js, err := jetstream.New(s.pubConn)
 	if err != nil {
 		return nil, err
