@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/dialects"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // ErrTurn is wrapped by every error of Turn: results that cannot form one turn.
@@ -44,8 +45,29 @@ type ToolResult struct {
 //   - langchain: one tool message per call ({"role":"tool","tool_call_id","name","content"}).
 //
 // The shapes are the dialect's entry in package dialects (dialects.Dialect.Turn), which the
-// JavaScript client's assembleTurn reads too. Turn is pure; errors wrap ErrTurn.
+// JavaScript client's assembleTurn reads too.
+//
+// Turn keeps the turn within the per-request limits of the model's provider (the assemblies'
+// requestLimits; docs/design.md, "Per-request limits"): media past a limit (images per request,
+// image or request bytes, PDF pages) is left out, a text part in its place saying so. For
+// bedrock-converse, every document's name gets its call id ("report [call_1]"), since Converse
+// refuses a request whose documents share a name and the same file may be read twice. Turn is
+// TurnWith with the default options: notes in Chinese. Turn is pure; errors wrap ErrTurn.
 func Turn(results []ToolResult) ([]json.RawMessage, error) {
+	return TurnWith(results, TurnOptions{})
+}
+
+// TurnOptions tune TurnWith.
+type TurnOptions struct {
+	// Locale of the note that stands in for media left out ("en" or "zh", the default).
+	Locale string
+	// Limits, when set, replace the limits the assemblies carry (requestLimits): for a request
+	// that already holds media from earlier turns, pass what is left.
+	Limits *contracts.RequestLimits
+}
+
+// TurnWith is Turn with options.
+func TurnWith(results []ToolResult, opts TurnOptions) ([]json.RawMessage, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("%w: no results", ErrTurn)
 	}
@@ -58,6 +80,7 @@ func Turn(results []ToolResult) ([]json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: unknown dialect %q", ErrTurn, dialect)
 	}
 	calls := make([]dialects.Call, 0, len(results))
+	limits := opts.Limits
 	var followUps []json.RawMessage
 	for i, r := range results {
 		switch {
@@ -76,11 +99,18 @@ func Turn(results []ToolResult) ([]json.RawMessage, error) {
 			}
 			followUps = append(followUps, mustJSON(m))
 		}
-		calls = append(calls, dialects.Call{ID: r.CallID, Name: r.Name, Content: r.Assembly.ToolContent, Failed: r.Failed})
+		content := d.Turn.UniqueDocumentNames(r.Assembly.ToolContent, r.CallID)
+		calls = append(calls, dialects.Call{ID: r.CallID, Name: r.Name, Content: content, Failed: r.Failed})
+		if limits == nil && r.Assembly.RequestLimits != nil {
+			limits = r.Assembly.RequestLimits
+		}
 	}
 	out, err := d.Turn.Messages(calls, followUps)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %w", ErrTurn, d.Name, err)
+	}
+	if limits != nil {
+		out, _ = d.Turn.KeepWithin(out, *limits, messages.Text(opts.Locale, messages.TurnOmitted))
 	}
 	return out, nil
 }

@@ -25,6 +25,10 @@ type turnCase struct {
 	Dialect string            `json:"dialect"`
 	Calls   []turnCall        `json:"calls"`
 	Turn    []json.RawMessage `json:"turn"`
+	// Limits and Locale, when set, are the options of the turn (TurnWith; assembleTurn's limits
+	// and locale).
+	Limits *contracts.RequestLimits `json:"limits,omitempty"`
+	Locale string                   `json:"locale,omitempty"`
 }
 
 // turnCall is a call that succeeded (Assembly) or failed (Error: a worker error with its
@@ -83,13 +87,19 @@ func turnCases(t *testing.T) []turnCase {
 			return turnCall{ID: id, Name: "get_artifact", Error: &turnError{Code: "artifact_not_found", Message: "工件不存在或已被删除", Ref: "artifact:gone", Assembly: &a}}
 		}
 		timedOut := turnCall{ID: "call_t", Name: "get_history_image", Error: &turnError{Message: "tool.get_history_image r9: no reply within 60000 ms"}}
+		// Over the limits: the first image fits, the PDF would pass the bytes, the second image the count.
+		tight := &contracts.RequestLimits{MaxImages: 1, MaxBytes: int64(len(pngData)) + 10}
 		for _, c := range []struct {
-			name  string
-			calls []turnCall
+			name   string
+			calls  []turnCall
+			limits *contracts.RequestLimits
+			locale string
 		}{
-			{"2 calls", []turnCall{ok("call_1", image), failed("call_2")}},
-			{"3 calls", []turnCall{ok("call_1", pdf), failed("call_2"), ok("call_3", image)}},
-			{"3 calls, one timed out", []turnCall{ok("call_1", text), timedOut, ok("call_3", pdf)}},
+			{"2 calls", []turnCall{ok("call_1", image), failed("call_2")}, nil, ""},
+			{"3 calls", []turnCall{ok("call_1", pdf), failed("call_2"), ok("call_3", image)}, nil, ""},
+			{"3 calls, one timed out", []turnCall{ok("call_1", text), timedOut, ok("call_3", pdf)}, nil, ""},
+			{"the same PDF read twice", []turnCall{ok("call_1", pdf), ok("call_2", pdf), failed("call_3")}, nil, ""},
+			{"4 calls over the request limits", []turnCall{ok("call_1", image), ok("call_2", pdf), failed("call_3"), ok("call_4", image)}, tight, contracts.LocaleEN},
 		} {
 			var results []client.ToolResult
 			for _, call := range c.calls {
@@ -104,11 +114,11 @@ func turnCases(t *testing.T) []turnCase {
 				}
 				results = append(results, r)
 			}
-			turn, err := client.Turn(results)
+			turn, err := client.TurnWith(results, client.TurnOptions{Limits: c.limits, Locale: c.locale})
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, c.name, err)
 			}
-			cases = append(cases, turnCase{Name: v.name + "/" + c.name, Dialect: d, Calls: c.calls, Turn: turn})
+			cases = append(cases, turnCase{Name: v.name + "/" + c.name, Dialect: d, Calls: c.calls, Turn: turn, Limits: c.limits, Locale: c.locale})
 		}
 	}
 	return cases

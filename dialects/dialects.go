@@ -124,21 +124,21 @@ var table = []*Dialect{
 		// image_url, file (PDF) and input_audio (wav, mp3) parts in the follow-up user message.
 		Carriage: Carriage{Image: openAIImages, Document: []string{"pdf"}, Audio: []string{"wav", "mp3"}, Video: []string{}},
 		Media:    InFollowUp, ToolContent: stringContent, FollowUp: openAIFollowUp, Bridge: openAIBridge, Text: TextString,
-		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","content":"$content"}`},
+		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
 	},
 	{
 		Name: contracts.DialectOpenAIResponses, Provider: "openai", Tokens: contracts.UsageOpenAITiles,
 		// input_image and input_file (PDF) in function_call_output.output; input_audio is not allowed there.
 		Carriage: Carriage{Image: openAIImages, Document: []string{"pdf"}, Audio: []string{}, Video: []string{}},
 		Media:    InToolResult, ToolContent: responsesOutput, Text: TextString,
-		Turn: Turn{Answer: `{"type":"function_call_output","call_id":"$id","output":"$content"}`},
+		Turn: Turn{Answer: `{"type":"function_call_output","call_id":"$id","output":"$content"}`, Note: `{"type":"input_text","text":"$text"}`},
 	},
 	{
 		Name: contracts.DialectAnthropic, Provider: "anthropic", Tokens: contracts.UsageAnthropicPixels,
 		// image (its source's media_type enum) and document (PDF) blocks in tool_result.content.
 		Carriage: Carriage{Image: []string{"jpeg", "png", "gif", "webp"}, Document: []string{"pdf"}, Audio: []string{}, Video: []string{}},
 		Media:    InToolResult, ToolContent: anthropicContent, Text: TextBlocks,
-		Turn: Turn{Group: "content", Answer: `{"type":"tool_result","tool_use_id":"$id","content":"$content","is_error":"$failed"}`},
+		Turn: Turn{Group: "content", Answer: `{"type":"tool_result","tool_use_id":"$id","content":"$content","is_error":"$failed"}`, Note: `{"type":"text","text":"$text"}`},
 	},
 	{
 		Name: contracts.DialectGemini, Provider: "google", Tokens: contracts.UsageGeminiTiles,
@@ -146,7 +146,7 @@ var table = []*Dialect{
 		Carriage: Carriage{Any: true},
 		Media:    ByModel, ToolContent: geminiResponse, FollowUp: geminiFollowUp, Text: TextGemini,
 		// Gemini takes the responses to parallel calls together, in one content.
-		Turn: Turn{Group: "parts", FollowUpBody: "parts", Answer: `{"functionResponse":{"...":"$content","id":"$id","name":"$name"}}`},
+		Turn: Turn{Group: "parts", FollowUpBody: "parts", Answer: `{"functionResponse":{"...":"$content","id":"$id","name":"$name"}}`, Note: `{"text":"$text"}`},
 	},
 	{
 		Name: contracts.DialectBedrockConverse, Provider: "bedrock", Tokens: contracts.UsageAnthropicPixels,
@@ -158,21 +158,22 @@ var table = []*Dialect{
 			Video:    []string{"mkv", "mov", "mp4", "webm", "flv", "mpeg", "mpg", "wmv", "3gp"},
 		},
 		Media: InToolResult, ToolContent: bedrockContent, Text: TextBedrock,
-		Turn: Turn{Group: "content", Answer: `{"toolResult":{"toolUseId":"$id","content":"$content","status":"$status"}}`},
+		// Document names must be unique within a request (docs/providers.md, "Part shapes").
+		Turn: Turn{Group: "content", Answer: `{"toolResult":{"toolUseId":"$id","content":"$content","status":"$status"}}`, Note: `{"text":"$text"}`, DocumentName: "document"},
 	},
 	{
 		Name: contracts.DialectLangChain, Tokens: contracts.UsageOpenAITiles,
 		// image, file, audio and video standard blocks: whatever the model behind it takes.
 		Carriage: Carriage{Any: true},
 		Media:    InToolResult, ToolContent: langchainContent, Text: TextBlocks,
-		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`},
+		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
 	},
 	{
 		Name: contracts.DialectLangChainJS, Tokens: contracts.UsageOpenAITiles,
 		// LangChain.js standard blocks: the same kinds as langchain, with data and mimeType.
 		Carriage: Carriage{Any: true},
 		Media:    InToolResult, ToolContent: langchainJSContent, Text: TextBlocks,
-		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`},
+		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
 	},
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 var update = flag.Bool("update", false, "rewrite clients/js/src/dialects.js from the table")
@@ -155,7 +156,9 @@ func javaScriptTable() []byte {
 		"/**\n * The dialects of contract v1, as assembleTurn answers a turn in them: per dialect, the shape of a\n" +
 		" * text-only tool content (`text`) and the turn template (`turn`, see dialects.Turn in Go: `answer` is\n" +
 		" * one call's answer with \"$id\", \"$name\", \"$name?\", \"$content\", \"$failed\", \"$status\" slots and a\n" +
-		" * \"...\" spread; `group` the member of one user message holding every answer).\n */\n" +
+		" * \"...\" spread; `group` the member of one user message holding every answer; `note` the text part that\n" +
+		" * stands in for media left out to stay within the per-request limits; `documentName` the block member\n" +
+		" * holding a document whose name must be unique in a request).\n */\n" +
 		"export const DIALECT_TABLE = Object.freeze({\n")
 	for _, d := range All() {
 		entry := struct {
@@ -164,11 +167,19 @@ func javaScriptTable() []byte {
 				Group        string          `json:"group,omitempty"`
 				Answer       json.RawMessage `json:"answer"`
 				FollowUpBody string          `json:"followUpBody,omitempty"`
+				Note         json.RawMessage `json:"note"`
+				DocumentName string          `json:"documentName,omitempty"`
 			} `json:"turn"`
 		}{Text: string(d.Text)}
 		entry.Turn.Group, entry.Turn.Answer, entry.Turn.FollowUpBody = d.Turn.Group, json.RawMessage(d.Turn.Answer), d.Turn.FollowUpBody
+		entry.Turn.Note, entry.Turn.DocumentName = json.RawMessage(d.Turn.Note), d.Turn.DocumentName
 		e, _ := json.Marshal(entry)
 		b.WriteString("  " + string(marshal(d.Name)) + ": " + string(e) + ",\n")
+	}
+	b.WriteString("});\n\n/** The text that stands in for media a turn leaves out to stay within the per-request limits, by locale. */\n")
+	b.WriteString("export const TURN_NOTES = Object.freeze({\n")
+	for _, loc := range []string{contracts.LocaleZH, contracts.LocaleEN} {
+		b.WriteString("  " + loc + ": " + string(marshal(messages.Text(loc, messages.TurnOmitted))) + ",\n")
 	}
 	b.WriteString("});\n")
 	return b.Bytes()

@@ -27,10 +27,17 @@ import (
 //
 // FollowUpBody is the member of a follow-up message that holds its body: "parts" (gemini) or
 // "content" (the default).
+//
+// Note is the template of the text part that stands in for media a turn leaves out to stay within
+// the provider's per-request limits ("$text": the note; KeepWithin). DocumentName, when set, is
+// the member of a content block that holds a document whose name must be unique within a request
+// (UniqueDocumentNames).
 type Turn struct {
 	Group        string
 	Answer       string
 	FollowUpBody string
+	Note         string
+	DocumentName string
 	parsed       []member
 }
 

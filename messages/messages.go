@@ -129,12 +129,9 @@ const (
 	// Bridge is the assistant message that goes between tool messages and the follow-up that
 	// carries their media, for providers that reject a user message right after a tool message.
 	Bridge ID = "assemble.bridge"
-	// TurnFitted: %d items of media were made smaller so that the turn stays within the provider's
-	// per-request limits.
-	TurnFitted ID = "turn.fitted"
-	// TurnDescribed: %s the filename; media left out of a turn to keep it within the provider's
-	// per-request limits.
-	TurnDescribed ID = "turn.described"
+	// TurnOmitted stands in for media a turn leaves out to keep the request within the provider's
+	// per-request limits (client.Turn, assembleTurn).
+	TurnOmitted ID = "turn.omitted"
 )
 
 // ToolError is the ID of the model-readable sentence of a wire error code
@@ -306,9 +303,8 @@ var catalogue = map[ID]text{
 	UnitNoun("slide"):     {"张幻灯片", "slides"},
 	UnitNoun("chapter"):   {"章", "chapters"},
 
-	Bridge:        {"工具结果中的内容见下一条消息。", "The tool results' content follows in the next message."},
-	TurnFitted:    {"为符合模型接口对单次请求的限制，%d 个媒体内容已被缩小。", "%d media items were made smaller to keep the request within the model API's per-request limits."},
-	TurnDescribed: {"为符合模型接口对单次请求的限制，%s 的内容未随本次请求发送，请单独再次读取。", "The content of %s was not sent with this request, to keep it within the model API's per-request limits; read it again on its own."},
+	Bridge:      {"工具结果中的内容见下一条消息。", "The tool results' content follows in the next message."},
+	TurnOmitted: {"[内容未发送：本次请求已达到模型接口的单次请求上限（图片数量、总大小或 PDF 页数）。请单独再次读取此内容。]", "[Content not sent: this request reached the model API's per-request limits (images, total size or PDF pages). Read this content again on its own.]"},
 
 	ToolError(contracts.CodeArtifactNotFound):     {"工件不存在或已被删除", "The artifact does not exist or has been deleted"},
 	ToolError(contracts.CodeInvalidArtifactID):    {"工件标识符无效", "The artifact identifier is invalid"},

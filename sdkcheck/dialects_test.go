@@ -356,3 +356,44 @@ func checkOrdering(t *testing.T, v variant, roles []string) {
 		}
 	}
 }
+
+// TestBedrockDocumentNamesUnique: two artifacts named report.pdf, or one PDF read twice, get
+// distinct document names in one Converse request, and the request still decodes.
+func TestBedrockDocumentNamesUnique(t *testing.T) {
+	d := contracts.DialectBedrockConverse
+	var pdf fixture
+	for _, f := range fixtures() {
+		if f.name == "pdf" {
+			pdf = f
+		}
+	}
+	a := routing.Assemble(route(pdf, d), d, "en", routing.Formats{})
+	turn, err := client.Turn([]client.ToolResult{{CallID: "tooluse_1", Name: "get_artifact", Assembly: a}, {CallID: "tooluse_2", Name: "get_artifact", Assembly: a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, p := decoders[d](t, turn); p.documents != 2 {
+		t.Fatalf("documents %d, want 2", p.documents)
+	}
+	var msg struct {
+		Content []struct {
+			ToolResult struct {
+				Content []struct {
+					Document *struct{ Name string } `json:"document"`
+				} `json:"content"`
+			} `json:"toolResult"`
+		} `json:"content"`
+	}
+	mustUnmarshal(t, turn[0], &msg)
+	names := map[string]bool{}
+	for _, c := range msg.Content {
+		for _, b := range c.ToolResult.Content {
+			if b.Document != nil {
+				names[b.Document.Name] = true
+			}
+		}
+	}
+	if len(names) != 2 {
+		t.Errorf("document names %v, want two distinct", names)
+	}
+}

@@ -3,7 +3,7 @@ import type { ObjectStore } from "@nats-io/obj";
 import type {
   Assembly, ChatMessage, Dialect, ErrorObject, FileWrittenRequest, FileWrittenResult, GetArtifactRequest,
   GetArtifactResult, GetHistoryImageRequest, GetHistoryImageResult, MetadataRequest, MetadataResult,
-  PreprocessRequest, PreprocessResult,
+  PreprocessRequest, PreprocessResult, RequestLimits,
 } from "./contract.js";
 
 export * from "./contract.js";
@@ -171,4 +171,4 @@ export type TurnMessage = ToolMessage | ChatFollowUp | FunctionCallOutput | Anth
  * one gemini user content of function responses then the follow-ups; langchain tool messages. Throws on no calls, a call without id, a gemini call without
  * name, mixed dialects or an unknown one.
  */
-export declare function assembleTurn(calls: TurnCall[], opts?: { dialect?: Dialect }): TurnMessage[];
+export declare function assembleTurn(calls: TurnCall[], opts?: { dialect?: Dialect; locale?: "zh" | "en"; limits?: RequestLimits }): TurnMessage[];

@@ -3,7 +3,7 @@
 import { connect, createInbox, headers, TimeoutError } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Objm } from "@nats-io/obj";
-import { DIALECT_TABLE } from "./dialects.js";
+import { DIALECT_TABLE, TURN_NOTES } from "./dialects.js";
 
 /** Wire contract version this client speaks. */
 export const CONTRACT_VERSION = "1";
@@ -441,9 +441,16 @@ const DIALECTS = Object.keys(DIALECT_TABLE);
  * (`error.assembly`, when its dialect is the turn's), else with the error's text assembled as the
  * worker assembles a text, so the model learns what happened.
  *
+ * The turn stays within the per-request limits of the model's provider (the assemblies'
+ * `requestLimits`, or `opts.limits`): media past a limit (images per request, image or request
+ * bytes, PDF pages) is left out, a text part in its place saying so (in `opts.locale`, "zh" by
+ * default). For bedrock-converse every document's name gets its call id ("report [call_1]"):
+ * Converse refuses a request whose documents share a name.
+ *
  * @param {Array<{id: string, name?: string, result?: {assembly?: {dialect: string, toolContent: any, followUp?: any[]}}, error?: Error}>} calls
- * @param {{dialect?: string}} [opts] the turn's dialect; by default the first result's, else the
- *   first worker error's assembly's, else openai-chat
+ * @param {{dialect?: string, locale?: "zh" | "en", limits?: object}} [opts] the turn's dialect; by
+ *   default the first result's, else the first worker error's assembly's, else openai-chat; the
+ *   locale of the note for media left out; limits replacing the assemblies' requestLimits
  * @returns {any[]} messages to append after the assistant message
  * @throws {Error} no calls, a call without id, without result or error, a result without assembly
  *   or of another dialect, a gemini call without name, an unknown dialect
@@ -458,6 +465,7 @@ export function assembleTurn(calls, opts = {}) {
     throw new Error(`assembleTurn: dialect ${JSON.stringify(dialect)} is not supported (${DIALECTS.join(", ")})`);
   }
   const turn = turnShape(dialect);
+  let limits = opts.limits;
   const answers = calls.map((c, i) => {
     if (!c.id) throw new Error(`assembleTurn: call ${i} has no id`);
     let a;
@@ -478,11 +486,129 @@ export function assembleTurn(calls, opts = {}) {
     if (turn.contentObject && (a.toolContent === null || typeof a.toolContent !== "object" || Array.isArray(a.toolContent))) {
       throw new Error(`assembleTurn: call ${c.id}: ${dialect} toolContent is not an object`);
     }
-    return { id: c.id, name: c.name, content: a.toolContent, followUp: a.followUp ?? [], failed: !c.result };
+    limits ??= a.requestLimits;
+    const content = turn.documentName ? uniqueDocumentNames(a.toolContent, c.id, turn.documentName) : a.toolContent;
+    return { id: c.id, name: c.name, content, followUp: a.followUp ?? [], failed: !c.result };
   });
   const out = answers.map((r) => render(turn.answer, r));
   const grouped = turn.group ? [{ role: "user", [turn.group]: out }] : out;
-  return [...grouped, ...answers.flatMap((r) => r.followUp)];
+  const messages = [...grouped, ...answers.flatMap((r) => r.followUp)];
+  if (!limits) return messages;
+  const note = render(turn.note, {}, (v) => (v === "$text" ? (TURN_NOTES[opts.locale] ?? TURN_NOTES.zh) : v));
+  return keepWithin(messages, limits, note);
+}
+
+// uniqueDocumentNames is content with every document's name followed by the call id (the
+// characters a Bedrock name allows), as the Go client's dialects.Turn.UniqueDocumentNames does.
+function uniqueDocumentNames(content, callId, member) {
+  if (!Array.isArray(content)) return content;
+  const id = Array.from(String(callId)).filter((ch) => /[A-Za-z0-9-]/.test(ch)).slice(0, 64).join("");
+  if (!id) return content;
+  return content.map((b) => {
+    const doc = b?.[member];
+    if (!doc || typeof doc !== "object" || typeof doc.name !== "string" || doc.name.endsWith(`[${id}]`)) return b;
+    let name = `${doc.name} [${id}]`;
+    if (Array.from(name).length > 200) {
+      name = `${Array.from(doc.name).slice(0, Math.max(200 - id.length - 3, 1)).join("").trim()} [${id}]`;
+    }
+    return { ...b, [member]: { ...doc, name } };
+  });
+}
+
+const PAYLOAD_KEYS = new Set(["data", "bytes", "base64", "url", "image_url", "file_data"]);
+
+// mediaOf says whether a block is a media part (a payload reached through objects only) and what
+// it is, as dialects.mediaOf in Go.
+function mediaOf(block) {
+  const m = { image: false, pdf: false, base64: "", hasMedia: false };
+  let mime = "";
+  const walk = (o, inImage) => {
+    for (const [k, v] of Object.entries(o)) {
+      if (v !== null && typeof v === "object") {
+        if (!Array.isArray(v)) walk(v, inImage || k.includes("image"));
+        continue;
+      }
+      if (PAYLOAD_KEYS.has(k)) {
+        const str = typeof v === "string" ? v : "";
+        if (str.startsWith("data:")) {
+          const comma = str.indexOf(",");
+          if (comma < 0) continue;
+          mime = str.slice(5, comma).replace(/;base64$/, "");
+          m.base64 = str.slice(comma + 1);
+          m.hasMedia = true;
+        } else if (str !== "" && (k === "data" || k === "bytes" || k === "base64")) {
+          m.base64 = str;
+          m.hasMedia = true;
+        }
+        if (m.hasMedia && (inImage || k.includes("image"))) m.image = true;
+      } else if (k === "mimeType" || k === "mime_type" || k === "media_type") {
+        mime = typeof v === "string" ? v : "";
+      } else if (k === "type") {
+        if (v === "image" || v === "image_url" || v === "input_image") {
+          inImage = true;
+          m.image ||= m.hasMedia;
+        }
+      } else if (k === "format" && v === "pdf") {
+        mime = "application/pdf";
+      }
+    }
+    if (inImage && m.hasMedia) m.image = true;
+  };
+  walk(block, false);
+  if (mime.startsWith("image/")) m.image = true;
+  m.pdf = mime === "application/pdf";
+  return m;
+}
+
+// pdfPages counts the page objects of a base64 PDF (0 when it does not decode).
+function pdfPages(b64) {
+  let text;
+  try {
+    text = atob(b64);
+  } catch {
+    return 0;
+  }
+  return (text.match(/\/Type\s*\/Page\b/g) ?? []).length;
+}
+
+// keepWithin keeps the media parts of a turn's messages, in order, while they stay within limits,
+// and puts note in place of every later one (dropping it inside a Gemini function response), as
+// dialects.Turn.KeepWithin in Go. The messages given are not modified.
+function keepWithin(messages, l, note) {
+  const used = { images: 0, imageBytes: 0, all: 0, pages: 0 };
+  const fits = (m) => {
+    const size = m.base64.length;
+    const images = used.images + (m.image ? 1 : 0);
+    const imageBytes = used.imageBytes + (m.image ? size : 0);
+    const pages = used.pages + (m.pdf && l.maxPdfPages > 0 ? pdfPages(m.base64) : 0);
+    if ((l.maxImages > 0 && images > l.maxImages) || (l.maxImageBytes > 0 && imageBytes > l.maxImageBytes)
+      || (l.maxBytes > 0 && used.all + size > l.maxBytes) || (l.maxPdfPages > 0 && pages > l.maxPdfPages)) return false;
+    Object.assign(used, { images, imageBytes, pages, all: used.all + size });
+    return true;
+  };
+  const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  const walk = (v) => {
+    if (Array.isArray(v)) {
+      return v.map((c) => {
+        if (!isObject(c)) return c;
+        const m = mediaOf(c);
+        if (m.hasMedia) return fits(m) ? c : note;
+        return walk(c);
+      });
+    }
+    if (!isObject(v)) return v;
+    const out = {};
+    for (const [k, c] of Object.entries(v)) {
+      if (k === "parts" && Array.isArray(c) && "response" in v) { // a Gemini functionResponse: media only
+        const kept = c.filter((p) => { const m = isObject(p) ? mediaOf(p) : {}; return !m.hasMedia || fits(m); });
+        if (kept.length > 0) out[k] = kept;
+        continue;
+      }
+      out[k] = walk(c);
+    }
+    return out;
+  };
+  return messages.map(walk);
 }
 
 // turnShape is a dialect's turn template from the table, with what it asks of a call.
@@ -495,10 +621,11 @@ function turnShape(dialect) {
 // render fills an answer template (dialects.Turn in Go) for one call: "$id", "$name", "$name?"
 // (left out without a name), "$content", "$failed" (true, or left out), "$status", and "..."
 // (the content's members spread in).
-function render(tmpl, r) {
+function render(tmpl, r, slot) {
   const out = {};
   for (const [k, v] of Object.entries(tmpl)) {
-    if (v !== null && typeof v === "object") { out[k] = render(v, r); continue; }
+    if (v !== null && typeof v === "object") { out[k] = render(v, r, slot); continue; }
+    if (slot) { out[k] = slot(v); continue; }
     switch (v) {
       case "$id": out[k] = r.id; break;
       case "$name": out[k] = r.name; break;

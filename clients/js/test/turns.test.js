@@ -17,11 +17,12 @@ function call(c) {
   return { id: c.id, name: c.name, error };
 }
 
-test("turns.json covers 2 and 3 calls with a failed call in every dialect", () => {
+test("turns.json covers 2 to 4 calls with a failed call in every dialect, and a turn over the request limits", () => {
   for (const d of dialects) {
     const mine = cases.filter((c) => c.dialect === d);
     // gemini twice: media inside the functionResponse (inline) and in follow-up contents.
-    assert.deepEqual(mine.map((c) => c.calls.length).sort(), d === "gemini" ? [2, 2, 3, 3, 3, 3] : [2, 3, 3], d);
+    assert.deepEqual(mine.map((c) => c.calls.length).sort(), d === "gemini" ? [2, 2, 3, 3, 3, 3, 3, 3, 4, 4] : [2, 3, 3, 3, 4], d);
+    assert.ok(mine.some((c) => c.limits), `${d}: no turn over the request limits`);
     for (const c of mine) assert.ok(c.calls.some((x) => x.error), `${c.name}: no failed call`);
     assert.ok(mine.some((c) => c.calls.some((x) => x.error?.assembly)), `${d}: no failed call with error.assembly`);
   }
@@ -29,14 +30,29 @@ test("turns.json covers 2 and 3 calls with a failed call in every dialect", () =
 
 for (const c of cases) {
   test(`${c.name}: the same messages as client.Turn`, () => {
-    assert.deepEqual(assembleTurn(c.calls.map(call)), c.turn);
+    assert.deepEqual(assembleTurn(c.calls.map(call), { limits: c.limits, locale: c.locale }), c.turn);
   });
 }
+
+// Over the limits: the media past them is replaced by the note (or dropped inside a Gemini
+// function response), the rest is as without limits.
+test("a turn over the request limits keeps the first media and says what it left out", () => {
+  for (const c of cases.filter((x) => x.limits)) {
+    const turn = JSON.stringify(assembleTurn(c.calls.map(call), { limits: c.limits, locale: c.locale }));
+    const free = JSON.stringify(assembleTurn(c.calls.map(call)));
+    const images = (s) => (s.match(/iVBORw0KGgo/g) ?? []).length;
+    assert.equal(images(free), 2, c.name);
+    assert.equal(images(turn), 1, c.name);
+    assert.ok(!turn.includes("JVBERi0x"), `${c.name}: the PDF past the bytes limit is still there`);
+    if (!c.name.startsWith("gemini (inline)")) assert.ok(turn.includes("[Content not sent"), `${c.name}: no note`);
+  }
+});
 
 // The documented rule, checked on the fixtures' own structure (not only equality with Go).
 test("every call is answered once, in call order, in the dialect's place", () => {
   const ids = (c) => c.calls.map((x) => x.id);
   for (const c of cases) {
+    if (c.limits) continue; // checked above
     const turn = assembleTurn(c.calls.map(call));
     const failed = c.calls.filter((x) => x.error).map((x) => x.id);
     switch (c.dialect) {

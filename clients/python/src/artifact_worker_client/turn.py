@@ -13,7 +13,8 @@ class TurnError(ValueError):
     """The calls cannot form one turn (no calls, a call without id, of another dialect, ...)."""
 
 
-def assemble_turn(calls: Sequence[Mapping[str, Any]], dialect: Optional[str] = None) -> List[Dict[str, Any]]:
+def assemble_turn(calls: Sequence[Mapping[str, Any]], dialect: Optional[str] = None, locale: Optional[str] = None,
+                  limits: Optional[Mapping[str, Any]] = None) -> List[Dict[str, Any]]:
     """The messages (for openai-responses, the input items) that answer every tool call of one
     assistant turn, in call order, in the dialect of the results' ``assembly``; the same as the Go
     client's ``client.Turn`` and the JavaScript client's ``assembleTurn``. Append them to the
@@ -34,6 +35,12 @@ def assemble_turn(calls: Sequence[Mapping[str, Any]], dialect: Optional[str] = N
     - bedrock-converse: one user message holding a toolResult block per call (status "success",
       "error" for a failed call).
     - langchain: one tool message per call (tool_call_id, name when given, content).
+
+    The turn stays within the per-request limits of the model's provider (the assemblies'
+    ``requestLimits``, or ``limits``): media past a limit (images per request, image or request
+    bytes, PDF pages) is left out, a text part in its place saying so (in ``locale``, "zh" by
+    default). For bedrock-converse every document's name gets its call id ("report [call_1]"):
+    Converse refuses a request whose documents share a name.
 
     ``dialect``: the turn's; by default the first result's, else the first worker error's
     assembly's, else openai-chat. Raises TurnError.
@@ -70,6 +77,10 @@ def assemble_turn(calls: Sequence[Mapping[str, Any]], dialect: Optional[str] = N
         if "toolContent" not in a:
             raise TurnError(f"assemble_turn: call {call_id}: toolContent is missing")
         content = a["toolContent"]
+        if d["turn"].get("documentName"):
+            content = dialects.unique_document_names(content, call_id, d["turn"]["documentName"])
+        if limits is None and a.get("requestLimits"):
+            limits = a["requestLimits"]
         if dialects.needs_name(d) and not name:
             raise TurnError(f"assemble_turn: call {call_id} has no name ({dialect}'s answer needs it)")
         if dialects.content_object(d) and not isinstance(content, dict):
@@ -79,7 +90,12 @@ def assemble_turn(calls: Sequence[Mapping[str, Any]], dialect: Optional[str] = N
     group = d["turn"].get("group")
     if group:
         answers = [{"role": "user", group: answers}]
-    return answers + follow_ups
+    messages = answers + follow_ups
+    if not limits:
+        return messages
+    text = dialects.TURN_NOTES.get(locale or "zh", dialects.TURN_NOTES["zh"])
+    note = {k: (text if v == "$text" else v) for k, v in d["turn"]["note"].items()}
+    return dialects.keep_within(messages, dict(limits), note)
 
 
 def _worker_assembly(err: Any) -> Optional[Dict[str, Any]]:
