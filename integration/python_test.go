@@ -27,6 +27,7 @@ func TestPython(t *testing.T) {
 		}
 		t.Skip("python3 is not on PATH")
 	}
+	t.Parallel()
 	dir, err := filepath.Abs(filepath.Join("..", "clients", "python"))
 	if err != nil {
 		t.Fatal(err)
