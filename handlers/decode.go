@@ -62,17 +62,17 @@ func DecodeEnvelope(body []byte) (string, error) {
 	}
 	raw := env.RequestID
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
-		for _, m := range members(body) {
-			if m.name != "request_id" && normalize(m.name) == "requestid" {
-				return "", invalid(m.name, "%s is not a field of contract v1: the field is spelled \"request_id\"", quote(m.name))
+		for _, m := range rawjson.Object(body) {
+			if m.Name != "request_id" && normalize(m.Name) == "requestid" {
+				return "", invalid(m.Name, "%s is not a field of contract v1: the field is spelled \"request_id\"", quote(m.Name))
 			}
 		}
 		return "", invalid("request_id", "request_id is required")
 	}
 	if raw[0] != '"' {
-		return "", invalid("request_id", "field \"request_id\" must be a JSON string, not %s", kindOf(raw))
+		return "", invalid("request_id", "field \"request_id\" must be a JSON string, not %s", rawjson.TypeName(raw))
 	}
-	if !goodText(raw[1 : len(raw)-1]) {
+	if !rawjson.GoodText(raw[1 : len(raw)-1]) {
 		return "", invalid("request_id", "field \"request_id\" is not valid UTF-8")
 	}
 	var id string
@@ -94,17 +94,17 @@ func envelopeOf(body []byte) []byte {
 	if !rawjson.Valid(body) {
 		return body
 	}
-	ms := members(body)
+	ms := rawjson.Object(body)
 	if ms == nil {
 		return body // not an object
 	}
 	env := []byte{'{'}
 	for _, m := range ms {
-		if strings.EqualFold(m.name, "request_id") {
+		if strings.EqualFold(m.Name, "request_id") {
 			if len(env) > 1 {
 				env = append(env, ',')
 			}
-			env = append(append(append(env, m.key...), ':'), m.value...)
+			env = append(append(append(env, m.Key...), ':'), m.Value...)
 		}
 	}
 	return append(env, '}')
@@ -126,13 +126,13 @@ func decode(subject string, body []byte, v any) error {
 		}
 		return invalid("", "request body is not valid JSON: %v", err)
 	}
-	ms := members(body)
+	ms := rawjson.Object(body)
 	for _, m := range ms {
-		if !goodText(m.key[1 : len(m.key)-1]) {
+		if !rawjson.GoodText(m.Key[1 : len(m.Key)-1]) {
 			return invalid("", "a member name of the request body is not valid UTF-8 text")
 		}
-		if path, bad := badText(m.value, m.name); bad {
-			return invalid(m.name, "%s is not valid UTF-8 text: send strings as UTF-8 (binary content as content_base64)", path)
+		if path, bad := rawjson.BadText(m.Value, m.Name); bad {
+			return invalid(m.Name, "%s is not valid UTF-8 text: send strings as UTF-8 (binary content as content_base64)", path)
 		}
 	}
 	if err := otherSpelling(subject, ms, v); err != nil {
@@ -185,17 +185,17 @@ func withoutRawValues(body []byte, v any) (light []byte, fill func()) {
 	if len(raw) == 0 || !rawjson.Valid(body) {
 		return nil, nil
 	}
-	ms := members(body)
-	last := make(map[int]member, len(raw)) // field index -> last member of its name
-	replace := map[int]bool{}              // member indexes
+	ms := rawjson.Object(body)
+	last := make(map[int]rawjson.Member, len(raw)) // field index -> last member of its name
+	replace := map[int]bool{}                      // member indexes
 	for k, m := range ms {
 		for _, i := range raw {
 			name := jsonName(rv.Type().Field(i))
 			switch {
-			case m.name == name:
+			case m.Name == name:
 				last[i] = m
 				replace[k] = true
-			case strings.EqualFold(m.name, name):
+			case strings.EqualFold(m.Name, name):
 				return nil, nil
 			}
 		}
@@ -207,47 +207,47 @@ func withoutRawValues(body []byte, v any) (light []byte, fill func()) {
 	prev := 0
 	for k, m := range ms {
 		if replace[k] {
-			light = append(light, body[prev:m.at]...)
+			light = append(light, body[prev:m.At]...)
 			light = append(light, "null"...)
-			prev = m.at + len(m.value)
+			prev = m.At + len(m.Value)
 		}
 	}
 	light = append(light, body[prev:]...)
 	return light, func() {
 		for i, m := range last {
-			rv.Field(i).SetBytes(bytes.Clone(m.value))
+			rv.Field(i).SetBytes(bytes.Clone(m.Value))
 		}
 	}
 }
 
 // otherSpelling applies the accepted other spellings of known fields and refuses the rest.
-func otherSpelling(subject string, ms []member, v any) error {
+func otherSpelling(subject string, ms []rawjson.Member, v any) error {
 	known := knownFields(reflect.TypeOf(v).Elem())
 	present := make(map[string][]byte, len(ms))
 	for _, m := range ms {
-		present[m.name] = m.value
+		present[m.Name] = m.Value
 	}
 	for _, m := range ms {
-		field, ok := known[normalize(m.name)]
-		if !ok || field == m.name {
+		field, ok := known[normalize(m.Name)]
+		if !ok || field == m.Name {
 			continue
 		}
-		if otherSpellings[subject][m.name] != field {
-			return invalid(m.name, "%s is not a field of %s requests: the field is spelled %q", quote(m.name), subject, field)
+		if otherSpellings[subject][m.Name] != field {
+			return invalid(m.Name, "%s is not a field of %s requests: the field is spelled %q", quote(m.Name), subject, field)
 		}
 		if same, ok := present[field]; ok {
-			if !bytes.Equal(compact(same), compact(m.value)) {
-				return invalid(m.name, "%q and %q are the same field with different values: send one", m.name, field)
+			if !bytes.Equal(compact(same), compact(m.Value)) {
+				return invalid(m.Name, "%q and %q are the same field with different values: send one", m.Name, field)
 			}
 			continue
 		}
-		one := append(append([]byte(`{"`+field+`":`), m.value...), '}')
+		one := append(append([]byte(`{"`+field+`":`), m.Value...), '}')
 		if err := json.Unmarshal(one, v); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
-				return invalid(m.name, "field %q must be a JSON %s, not %s", m.name, jsonKind(te.Type.Kind().String()), te.Value)
+				return invalid(m.Name, "field %q must be a JSON %s, not %s", m.Name, jsonKind(te.Type.Kind().String()), te.Value)
 			}
-			return invalid(m.name, "field %q: %v", m.name, err)
+			return invalid(m.Name, "field %q: %v", m.Name, err)
 		}
 	}
 	return nil

@@ -1,15 +1,10 @@
 package historyimage
 
-import (
-	"bytes"
-	"encoding/json"
+import "github.com/agentworks/artifact-worker/internal/rawjson"
 
-	"github.com/agentworks/artifact-worker/internal/rawjson"
-)
-
-// rawJSON walks a JSON document that rawjson.Valid has already accepted, by byte offsets, without
-// copying or decoding it. It only has to find where values begin and end, so it tracks strings
-// and nesting and nothing else; it must never be used on input that was not validated.
+// rawJSON is a context that rawjson.Valid has already accepted, walked by [start, end) spans with
+// rawjson's walkers, without copying or decoding it; it must never hold input that was not
+// validated.
 type rawJSON []byte
 
 // skipSpace returns the index of the first non-space byte at or after i.
@@ -23,39 +18,15 @@ func (b rawJSON) endString(i int) int { return rawjson.StringEnd(b, i) }
 
 // elems calls fn with the index and the [start, end) span of every element of the array at i.
 func (b rawJSON) elems(i int, fn func(n, start, end int) error) error {
-	i = b.skipSpace(i + 1)
-	for n := 0; i < len(b) && b[i] != ']'; n++ {
-		e := b.end(i)
-		if err := fn(n, i, e); err != nil {
-			return err
-		}
-		i = b.skipSpace(e)
-		if i < len(b) && b[i] == ',' {
-			i = b.skipSpace(i + 1)
-		}
-	}
-	return nil
+	_, err := rawjson.Elems(b, i, fn)
+	return err
 }
 
 // fields calls fn with the raw key (quotes included) and the [start, end) span of the value of every
 // member of the object at i.
 func (b rawJSON) fields(i int, fn func(key []byte, start, end int) error) error {
-	i = b.skipSpace(i + 1)
-	for i < len(b) && b[i] != '}' {
-		ke := b.endString(i)
-		key := b[i:ke]
-		i = b.skipSpace(ke)
-		i = b.skipSpace(i + 1) // ':'
-		e := b.end(i)
-		if err := fn(key, i, e); err != nil {
-			return err
-		}
-		i = b.skipSpace(e)
-		if i < len(b) && b[i] == ',' {
-			i = b.skipSpace(i + 1)
-		}
-	}
-	return nil
+	_, err := rawjson.Members(b, i, fn)
+	return err
 }
 
 // member names a member of an object and the span pick records its value in.
@@ -80,13 +51,7 @@ func (b rawJSON) pick(i int, ms ...member) {
 }
 
 // keyIs reports whether the raw key (quotes included) is name.
-func keyIs(raw []byte, name string) bool {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1:len(raw)-1]) == name
-	}
-	var s string
-	return json.Unmarshal(raw, &s) == nil && s == name
-}
+func keyIs(raw []byte, name string) bool { return rawjson.KeyIs(raw, name) }
 
 // span is a [start, end) range of a value in the document; a zero span (end == 0) means absent.
 type span struct{ start, end int }
@@ -99,34 +64,18 @@ func (b rawJSON) kind(s span) byte { return b[s.start] }
 // str decodes the string at s; ok is false when the value is not a string. It allocates, so it is
 // used for short values (roles, types, mime types) only.
 func (b rawJSON) str(s span) (string, bool) {
-	if !s.ok() || b[s.start] != '"' {
+	if !s.ok() {
 		return "", false
 	}
-	raw := b[s.start:s.end]
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
-	}
-	var v string
-	if json.Unmarshal(raw, &v) != nil {
-		return "", false
-	}
-	return v, true
+	return rawjson.String(b[s.start:s.end])
 }
 
 // strBytes returns the contents of the string at s. Without escapes, which is the norm for base64
 // and data URLs, it is a sub-slice of the document (no copy); with escapes (e.g. "\/"), a decoded
 // copy. ok is false when the value is not a string. The result must not be modified.
 func (b rawJSON) strBytes(s span) ([]byte, bool) {
-	if !s.ok() || b[s.start] != '"' {
+	if !s.ok() {
 		return nil, false
 	}
-	raw := b[s.start:s.end]
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return raw[1 : len(raw)-1], true
-	}
-	var v string
-	if json.Unmarshal(raw, &v) != nil {
-		return nil, false
-	}
-	return []byte(v), true
+	return rawjson.StringBytes(b[s.start:s.end])
 }

@@ -23,31 +23,21 @@ func Valid(b []byte) bool {
 			return false
 		}
 		switch c := b[i]; {
-		case c == '{':
+		case c == '{' || c == '[':
 			if len(stack) == maxDepth {
 				return false
 			}
-			stack = append(stack, '{')
+			stack = append(stack, c)
 			i = SkipSpace(b, i+1)
-			if i < len(b) && b[i] == '}' {
+			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2: the container is empty
 				stack = stack[:len(stack)-1]
 				i++
 				break
 			}
-			if i = member(b, i); i < 0 {
-				return false
-			}
-			continue
-		case c == '[':
-			if len(stack) == maxDepth {
-				return false
-			}
-			stack = append(stack, '[')
-			i = SkipSpace(b, i+1)
-			if i < len(b) && b[i] == ']' {
-				stack = stack[:len(stack)-1]
-				i++
-				break
+			if c == '{' {
+				if i = member(b, i); i < 0 {
+					return false
+				}
 			}
 			continue
 		case c == '"':
