@@ -16,6 +16,7 @@ from artifact_worker_client import (
     CLAIM_CHECK_BUCKET,
     HEADER_DEADLINE,
     STREAM,
+    ClaimCheckError,
     DuplicateRequestError,
     ExpiredError,
     StoreError,
@@ -139,7 +140,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(await client.resolve(Msg()), body)
         with self.assertRaises(nats.js.errors.ObjectNotFoundError):
             await bucket.get_info(name, show_deleted=True)  # no delete marker either
-        with self.assertRaisesRegex(ValueError, "no longer in WORKER_CLAIMS"):
+        with self.assertRaisesRegex(ClaimCheckError, "no longer in WORKER_CLAIMS"):
             await client.resolve(Msg())
 
     async def test_preprocess_then_get_history_image(self):

@@ -18,7 +18,7 @@ from .contract import (
     Subjects,
 )
 from .dialects import DIALECTS
-from .errors import ClientError, DuplicateRequestError, ExpiredError, StoreError, WorkerError, WorkerTimeoutError
+from .errors import ClaimCheckError, ClientError, DuplicateRequestError, ExpiredError, StoreError, WorkerError, WorkerTimeoutError
 from .turn import TurnError, assemble_turn
 
 __version__ = "0.1.0"
@@ -32,6 +32,7 @@ __all__ = [
     "REQUEST_REPLY_PREFIX",
     "STORE_ATTEMPT_TIMEOUT",
     "STREAM",
+    "ClaimCheckError",
     "ClientError",
     "DuplicateRequestError",
     "ExpiredError",

@@ -31,7 +31,7 @@ from .contract import (
     REQUEST_REPLY_PREFIX,
     Subjects,
 )
-from .errors import DuplicateRequestError, ExpiredError, StoreError, WorkerError, WorkerTimeoutError
+from .errors import ClaimCheckError, DuplicateRequestError, ExpiredError, StoreError, WorkerError, WorkerTimeoutError
 
 #: Seconds a call waits by default (as the Go and JavaScript clients).
 DEFAULT_TIMEOUT = 60.0
@@ -40,6 +40,8 @@ DEFAULT_TIMEOUT = 60.0
 STORE_ATTEMPT_TIMEOUT = 3.0
 _CLAIM_TTL = 3600.0
 _DELETE_TIMEOUT = 5.0
+#: The least time given to reading a claim-checked reply, even past the call's deadline.
+_READ_GRACE = 5.0
 #: nats-server's error code of a write a stream's store refused ("maximum bytes exceeded" when the
 #: claim-check bucket is at its size limit): not retried.
 _ERR_CODE_STORE_FAILED = 10077
@@ -217,7 +219,7 @@ class WorkerClient:
         try:
             obj = await (await self.claims()).get(name)
         except nats.js.errors.ObjectNotFoundError:
-            raise ValueError(f"claim-checked reply {name} is no longer in {CLAIM_CHECK_BUCKET} (expired)") from None
+            raise ClaimCheckError(f"the claim-checked reply {name} is no longer in {CLAIM_CHECK_BUCKET} (expired or deleted)") from None
         try:
             await asyncio.wait_for(self.delete_claim(name), _DELETE_TIMEOUT)
         except (nats.errors.Error, asyncio.TimeoutError):
@@ -294,12 +296,27 @@ class _Call:
                 if err.stage == "store":
                     await self._drop_claims()
                 raise err
-            return await self.c.resolve(msg)
+            return await self._resolve(msg)
         finally:
             try:
                 await sub.unsubscribe()
             except nats.errors.Error:
                 pass
+
+    async def _resolve(self, msg: Any) -> bytes:
+        """The reply's body, a claim-checked one read from the bucket: tried again until the
+        deadline when NATS does not answer (a failover), each read given at least _READ_GRACE (a
+        reply that came just before the deadline is still read)."""
+        backoff = _BACKOFF_FIRST
+        while True:
+            try:
+                return await asyncio.wait_for(self.c.resolve(msg), max(self.remaining(), _READ_GRACE))
+            except _TRANSIENT as err:
+                if self.remaining() <= 0:
+                    detail = f"its claim-checked body could not be read: {str(err) or type(err).__name__}"
+                    raise self._reply_timeout(self.c.transport == "jetstream" or None, detail=detail) from err
+            await asyncio.sleep(max(0.0, min(backoff, self.remaining())))
+            backoff = min(backoff * 2, _BACKOFF_MAX)
 
     async def _message(self, body: bytes, headers: dict, again: bool) -> Tuple[bytes, dict]:
         """The body and headers of one attempt: a body too large for one message goes by claim

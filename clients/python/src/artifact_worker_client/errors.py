@@ -132,6 +132,11 @@ class WorkerTimeoutError(ClientError, TimeoutError):
         self.retry_safe = not stored
 
 
+class ClaimCheckError(ClientError):
+    """A claim-checked reply names an object that is no longer in the bucket (expired after its
+    TTL, or deleted): the request ran, but its reply is gone. Ask again with a new request_id."""
+
+
 class StoreError(ClientError):
     """JetStream refused to store the request (an API error other than unavailable, e.g. a body
     over the stream's limits): it is not stored. ``retry_safe`` is True, but the same request will
