@@ -526,27 +526,30 @@ type Assembly struct {
 //schema:inline
 //schema:additionalProperties false
 type RequestLimits struct {
-	// MaxImages bounds the images of one request (OpenAI 500, Anthropic 100).
+	// The most images one request may hold (OpenAI 500, Anthropic 100).
 	//
 	//schema:minimum 0
 	MaxImages int `json:"maxImages,omitempty"`
-	// MaxImageBytes bounds all images of one request (OpenAI: 50 MB of images).
+	// The most bytes of images one request may hold (OpenAI: 50 MB of images).
 	//
 	//schema:minimum 0
 	MaxImageBytes int64 `json:"maxImageBytes,omitempty"`
-	// MaxBytes bounds all media of one request (Anthropic: 32 MB per request; Gemini: inline data).
+	// The most bytes of media one request may hold (Anthropic: 32 MB per request; Gemini: inline
+	// data).
 	//
 	//schema:minimum 0
 	MaxBytes int64 `json:"maxBytes,omitempty"`
-	// MaxPDFPages bounds the PDF pages of one request (Anthropic: 100).
+	// The most PDF pages one request may hold (Anthropic: 100).
 	//
 	//schema:minimum 0
 	MaxPDFPages int `json:"maxPdfPages,omitempty"`
-	// ManyImages and ManyImagesMaxEdge: a request with more than ManyImages images takes images
-	// with a long edge of at most ManyImagesMaxEdge pixels (Anthropic: 20, 2000).
+	// A request with more than manyImages images takes images with a long edge of at most
+	// manyImagesMaxEdge pixels (Anthropic: 20, 2000).
 	//
 	//schema:minimum 0
 	ManyImages int `json:"manyImages,omitempty"`
+	// The longest edge, in pixels, of each image of a request with more than manyImages images.
+	//
 	//schema:minimum 0
 	ManyImagesMaxEdge int `json:"manyImagesMaxEdge,omitempty"`
 }

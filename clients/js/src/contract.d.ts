@@ -131,21 +131,23 @@ export interface ChatMessage {
  * counted on the media's base64 (what the request carries), which never undercounts.
  */
 export interface RequestLimits {
-  /** MaxImages bounds the images of one request (OpenAI 500, Anthropic 100). */
+  /** The most images one request may hold (OpenAI 500, Anthropic 100). */
   maxImages?: number;
-  /** MaxImageBytes bounds all images of one request (OpenAI: 50 MB of images). */
+  /** The most bytes of images one request may hold (OpenAI: 50 MB of images). */
   maxImageBytes?: number;
   /**
-   * MaxBytes bounds all media of one request (Anthropic: 32 MB per request; Gemini: inline data).
+   * The most bytes of media one request may hold (Anthropic: 32 MB per request; Gemini: inline
+   * data).
    */
   maxBytes?: number;
-  /** MaxPDFPages bounds the PDF pages of one request (Anthropic: 100). */
+  /** The most PDF pages one request may hold (Anthropic: 100). */
   maxPdfPages?: number;
   /**
-   * ManyImages and ManyImagesMaxEdge: a request with more than ManyImages images takes images with
-   * a long edge of at most ManyImagesMaxEdge pixels (Anthropic: 20, 2000).
+   * A request with more than manyImages images takes images with a long edge of at most
+   * manyImagesMaxEdge pixels (Anthropic: 20, 2000).
    */
   manyImages?: number;
+  /** The longest edge, in pixels, of each image of a request with more than manyImages images. */
   manyImagesMaxEdge?: number;
 }
 
