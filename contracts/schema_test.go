@@ -18,9 +18,10 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
-// The schema files are checked against the Go types, so that neither can change without the other:
-// property names (embedded structs flattened), required fields, JSON types, nested objects, and enums
-// (against the package's constants).
+// The schema files are generated from the Go types (internal/contractgen); these tests check the
+// result independently of the generator: property names (embedded structs flattened), required
+// fields, JSON types, nested objects, and enums (against the package's constants by name prefix, so
+// a constant left out of a list such as Dialects is found).
 
 const draft202012 = "https://json-schema.org/draft/2020-12/schema"
 
