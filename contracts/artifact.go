@@ -20,7 +20,7 @@ const (
 // Dialects lists every dialect, the default (openai-chat) first.
 var Dialects = []string{DialectOpenAIChat, DialectOpenAIResponses, DialectAnthropic, DialectGemini, DialectBedrockConverse, DialectLangChain, DialectLangChainJS}
 
-// Locales of human-readable text produced by the worker. Chinese is the default, as in the seeds.
+// Locales of human-readable text produced by the worker. Chinese is the default, as in the design.
 const (
 	LocaleZH = "zh"
 	LocaleEN = "en"
@@ -69,7 +69,7 @@ type GetArtifactRequest struct {
 	// absent: text only. At most 256 bytes.
 	//
 	//schema:maxLength MaxIDLen
-	//schema:alias serviceId design document 000
+	//schema:alias serviceId the routing design
 	ServiceID string `json:"service_id,omitempty"`
 	// Go: Capabilities, when present (even empty), overrides the registry for this request. nil
 	// leaves the field out (the registry's entry for ServiceID applies); []string{} sends [] (text
@@ -118,10 +118,10 @@ type GetArtifactRequest struct {
 // for it: the reply of an image or file is then half the size, so half the base64, JSON and claim-check
 // traffic.
 const (
-	// MediaBoth: the seeds' fields (imageUrl/file, or content blocks) and the assembly both carry the
+	// MediaBoth: the design's fields (imageUrl/file, or content blocks) and the assembly both carry the
 	// media; the reply holds it twice.
 	MediaBoth = "both"
-	// MediaResult: only the seeds' fields carry the media; assembly is left out.
+	// MediaResult: only the design's fields carry the media; assembly is left out.
 	MediaResult = "result"
 	// MediaAssembly: only the assembly carries the media; imageUrl and file (or the content blocks)
 	// are left out, everything else of the result stays.
@@ -139,7 +139,7 @@ const (
 	RouteFile     = "file"
 )
 
-// Binary categories (ArtifactMetadata.BinaryType): design document 000's detectBinaryType result.
+// Binary categories (ArtifactMetadata.BinaryType): the routing design's detectBinaryType result.
 // Text artifacts have no binary category.
 const (
 	BinaryImage    = "image"
@@ -149,7 +149,7 @@ const (
 	BinaryOther    = "other"
 )
 
-// ContentRouteResult is the seeds' routing result; field names are kept so that a runtime which
+// ContentRouteResult is the design's routing result; field names are kept so that a runtime which
 // already reads a ContentRouteResult needs no change. Base64 only ever appears in ImageURL.ImageURL.URL
 // and File.File.Data, never in Content.
 type ContentRouteResult struct {
@@ -164,14 +164,14 @@ type ContentRouteResult struct {
 	//schema:enum Routings
 	Routing string `json:"routing"`
 	// routing text: the text byte-for-byte (contentType text), or a description in the request's
-	// locale: design document 000's four-line template ([无法读取] {filename} (artifact:{id}) /
+	// locale: the routing design's four-line template ([无法读取] {filename} (artifact:{id}) /
 	// 类型: {friendlyType} / 大小: {size} / 当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。;
 	// English: [Cannot read] ... / Type: ... / Size: ... / The current model does not support
 	// reading this type of file. Consider creating an agent with the required capability to handle
 	// it.; a too-large artifact or an image format no model API accepts says so on the last line),
-	// or, for content that exists but cannot be processed, 000's [文件处理失败: {filename}]\n错误:
+	// or, for content that exists but cannot be processed, the routing design's [文件处理失败: {filename}]\n错误:
 	// 无法读取文件内容\n请检查文件是否损坏 ([File processing failed: {filename}]\nError: unable to read
-	// the file content\nPlease check whether the file is damaged). routing image_url/file: 000's
+	// the file content\nPlease check whether the file is damaged). routing image_url/file: the routing design's
 	// label 工件内容 ({filename}): (Artifact content ({filename}):).
 	Content  string           `json:"content"`
 	ImageURL *ImageURLPart    `json:"imageUrl,omitempty"`
@@ -237,7 +237,7 @@ type ImageURL struct {
 	URL string `json:"url"`
 }
 
-// FilePart is the seeds' file part: {"type":"file","file":{"filename","mimeType","data"}}.
+// FilePart is the design's file part: {"type":"file","file":{"filename","mimeType","data"}}.
 type FilePart struct {
 	//schema:const "file"
 	Type string   `json:"type"`
@@ -261,15 +261,15 @@ type FileData struct {
 	DataURL string `json:"-"`
 }
 
-// ArtifactMetadata describes the artifact a result is about, with design document 000's field
+// ArtifactMetadata describes the artifact a result is about, with the routing design's field
 // meanings (docs/design.md): type is the artifact's MIME type, the same value as mimeType;
 // binaryType is the category of a binary artifact, absent for text; format names the detected
 // format.
 type ArtifactMetadata struct {
 	// Bare artifact id, or the full ws: id of a workspace file.
 	ID string `json:"id"`
-	// The detected MIME type, the same value as mimeType (design document 000's artifact.type,
-	// design document 004's "type": "text/javascript"). Contract v1 before the correction sent the
+	// The detected MIME type, the same value as mimeType (the routing design's artifact.type,
+	// the workspace-ID design's "type": "text/javascript"). Contract v1 before the correction sent the
 	// kind (text, image, ...) here: see the README's Versioning section.
 	Type string `json:"type"`
 	// Never empty: the filename metadata, else the workspace path's last element, else the id, else
@@ -282,7 +282,7 @@ type ArtifactMetadata struct {
 	//schema:minimum 0
 	Size      int64     `json:"size"`
 	CreatedAt time.Time `json:"createdAt"`
-	// Category of a binary artifact, as design document 000's detectBinaryType; absent for text.
+	// Category of a binary artifact, as the routing design's detectBinaryType; absent for text.
 	//
 	//schema:enum BinaryTypes
 	BinaryType string `json:"binaryType,omitempty"`
@@ -336,7 +336,7 @@ type Extraction struct {
 	NoText bool `json:"noText,omitempty"`
 }
 
-// GetArtifactResult is the "result" of an ok reply on tool.get_artifact: the seeds'
+// GetArtifactResult is the "result" of an ok reply on tool.get_artifact: the design's
 // ContentRouteResult fields at the top level (a runtime that reads a ContentRouteResult needs no
 // change) plus assembly. With the request's media "both" (the default) all of them are present;
 // media "result" leaves assembly out, media "assembly" leaves imageUrl and file out. Base64 only

@@ -49,9 +49,9 @@ type Error struct {
 	Retryable bool `json:"retryable,omitempty"`
 	// tool.get_artifact and tool.get_history_image: the tool result to give the model instead of
 	// content, in the request's dialect and locale (defaults when the request could not be read):
-	// get_artifact: design document 000's error object as text,
+	// get_artifact: the routing design's error object as text,
 	// {"error":"artifact_not_found","ref":"...","message":"工件不存在或已被删除"} (every
-	// code; ref when known); get_history_image: design document 002's text,
+	// code; ref when known); get_history_image: the history-image design's text,
 	// [{"type":"text","text":"无效的图片标识符"}] with anthropic. Absent on other subjects.
 	Assembly *Assembly `json:"assembly,omitempty"`
 }

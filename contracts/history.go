@@ -51,7 +51,7 @@ type GetHistoryImageRequest struct {
 	Media string `json:"media,omitempty"`
 }
 
-// HistoryImageBlock is the seeds' multimodal block, {"type":"image","mime_type","base64"}; a
+// HistoryImageBlock is the design's multimodal block, {"type":"image","mime_type","base64"}; a
 // document cached from a [File:history_...] placeholder comes as type "file", audio as "audio",
 // video as "video".
 type HistoryImageBlock struct {
@@ -69,7 +69,7 @@ type HistoryImageBlock struct {
 	Base64 string `json:"base64"`
 }
 
-// GetHistoryImageResult is the "result" of an ok reply on tool.get_history_image: the seeds'
+// GetHistoryImageResult is the "result" of an ok reply on tool.get_history_image: the design's
 // multimodal block list and the parts ready for the requested dialect. Both are present with the
 // request's media "both" (the default); media "result" leaves assembly out, media "assembly" leaves
 // content out.
@@ -135,7 +135,7 @@ type PreprocessRequest struct {
 	KeepTurns *int `json:"keep_turns,omitempty"`
 	// The model the context goes to, in the worker's capability registry (as for
 	// tool.get_artifact): media of a kind it cannot read (images without vision, PDFs without file,
-	// audio, video) is replaced everywhere, the latest turn included, by design document 000's
+	// audio, video) is replaced everywhere, the latest turn included, by the routing design's
 	// description naming the placeholder that fetches it back. Absent (and no capabilities): every
 	// kind is taken to be readable. At most 256 bytes.
 	//

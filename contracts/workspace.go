@@ -18,7 +18,7 @@ type FileWrittenRequest struct {
 	// Workspace id: 1 to 128 characters of [A-Za-z0-9_-].
 	//
 	//schema:pattern "^[A-Za-z0-9_-]{1,128}$"
-	//schema:alias workspaceId design document 004
+	//schema:alias workspaceId the workspace-ID design
 	WorkspaceID string `json:"workspace_id"`
 	// Path relative to the workspace root. Backslashes become '/', '.' segments are dropped.
 	// Absolute, escaping the root (..), or containing control characters: path_traversal_blocked or
@@ -33,17 +33,17 @@ type FileWrittenRequest struct {
 	//schema:minLength 1
 	//schema:maxLength MaxMIMETypeLen
 	//schema:pattern "^[ -~]*$"
-	//schema:alias mimeType design document 004
+	//schema:alias mimeType the workspace-ID design
 	MimeType string `json:"mime_type"`
 	// Agent that wrote the file; recorded in meta.modifiedBy. At most 256 bytes.
 	//
 	//schema:maxLength MaxIDLen
-	//schema:alias agentId design document 004
+	//schema:alias agentId the workspace-ID design
 	AgentID string `json:"agent_id,omitempty"`
 	// Conversation message that caused the write; recorded in meta.modifiedBy. At most 256 bytes.
 	//
 	//schema:maxLength MaxIDLen
-	//schema:alias messageId design document 004
+	//schema:alias messageId the workspace-ID design
 	MessageID string `json:"message_id,omitempty"`
 	// The file inline, as UTF-8 text.
 	Content *string `json:"content,omitempty"`
@@ -53,7 +53,7 @@ type FileWrittenRequest struct {
 	ContentBase64 *string `json:"content_base64,omitempty"`
 }
 
-// FileWrittenResult is the "result" of an ok reply on workspace.file_written: the seeds' write_file
+// FileWrittenResult is the "result" of an ok reply on workspace.file_written: the design's write_file
 // tool result.
 type FileWrittenResult struct {
 	// Always true (failures are error replies).
@@ -88,14 +88,14 @@ type MetadataRequest struct {
 	ID string `json:"id"`
 }
 
-// ArtifactInfo is the "result" of an ok reply on artifact.metadata: the seeds' metadata shape
-// (design document 004), for regular and workspace artifacts. The worker's HTTP endpoint GET
+// ArtifactInfo is the "result" of an ok reply on artifact.metadata: the design's metadata shape
+// (the workspace-ID design), for regular and workspace artifacts. The worker's HTTP endpoint GET
 // /artifacts/{id}/metadata serves the same JSON.
 //
 //ts:name MetadataResult
 type ArtifactInfo struct {
 	ID string `json:"id"`
-	// The artifact's MIME type, the same value as mimeType, as in design document 004's example
+	// The artifact's MIME type, the same value as mimeType, as in the workspace-ID design's example
 	// ("type": "text/javascript"). Contract v1 before the correction sent the kind (text, image,
 	// ...) here: see the README's Versioning section.
 	Type string `json:"type"`

@@ -18,9 +18,9 @@ import (
 // This file is the one place where request bodies are decoded and checked before a handler looks
 // at them: the envelope (DecodeEnvelope, for the pipeline) and each subject's fields (decode).
 
-// otherSpellings lists, per subject, the request fields that the design documents spell
-// differently from the contract; the worker accepts them as the same field. Design document 000
-// passes serviceId to routeContent; 004's write_file passes mimeType, and its workspace metadata
+// otherSpellings lists, per subject, the request fields that the designs spell
+// differently from the contract; the worker accepts them as the same field. The routing design
+// passes serviceId to routeContent; the workspace-ID design's write_file passes mimeType, and its workspace metadata
 // names workspaceId, agentId and messageId. Any other spelling of a known field (one that differs
 // only in case, '_' or '-': requestId, imageMd5, contentBase64, Ref, ...) is answered
 // invalid_request naming it, so that nothing a runtime sends is silently ignored because of how
@@ -356,7 +356,7 @@ func jsonKind(goKind string) string {
 	}
 }
 
-// locale validates an optional locale, defaulting to Chinese as in the seeds.
+// locale validates an optional locale, defaulting to Chinese as in the design.
 func locale(s string) (string, error) {
 	switch s {
 	case "":

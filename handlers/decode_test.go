@@ -20,14 +20,14 @@ func TestDecode(t *testing.T) {
 		wantOK              bool
 		check               func(t *testing.T, v any)
 	}{
-		{name: "004's mimeType is mime_type", subject: contracts.SubjectFileWritten,
+		{name: "the workspace-ID design's mimeType is mime_type", subject: contracts.SubjectFileWritten,
 			body: `{"request_id":"r","workspace_id":"w","path":"a.js","mimeType":"text/javascript"}`, wantOK: true,
 			check: func(t *testing.T, v any) {
 				if r := v.(*contracts.FileWrittenRequest); r.MimeType != "text/javascript" {
 					t.Errorf("mime_type = %q", r.MimeType)
 				}
 			}},
-		{name: "004's spellings of the ids", subject: contracts.SubjectFileWritten,
+		{name: "the workspace-ID design's spellings of the ids", subject: contracts.SubjectFileWritten,
 			body: `{"request_id":"r","workspaceId":"w","path":"a","mime_type":"text/plain","agentId":"a1","messageId":"m1"}`, wantOK: true,
 			check: func(t *testing.T, v any) {
 				if r := v.(*contracts.FileWrittenRequest); r.WorkspaceID != "w" || r.AgentID != "a1" || r.MessageID != "m1" {
@@ -40,7 +40,7 @@ func TestDecode(t *testing.T) {
 			body: `{"request_id":"r","mime_type":"text/plain","mimeType":"text/html"}`, wantField: "mimeType"},
 		{name: "accepted spelling of the wrong type", subject: contracts.SubjectFileWritten,
 			body: `{"request_id":"r","mimeType":5}`, wantField: "mimeType"},
-		{name: "000's serviceId", subject: contracts.SubjectGetArtifact,
+		{name: "the routing design's serviceId", subject: contracts.SubjectGetArtifact,
 			body: `{"request_id":"r","ref":"a","serviceId":"vision-model"}`, wantOK: true,
 			check: func(t *testing.T, v any) {
 				if r := v.(*contracts.GetArtifactRequest); r.ServiceID != "vision-model" {

@@ -34,7 +34,7 @@ func (e Extraction) wanted(r contracts.GetArtifactRequest) bool {
 }
 
 // apply replaces the description of a document the model cannot take as a file with its text,
-// when the request opts in. A document that cannot be read gets design document 000's
+// when the request opts in. A document that cannot be read gets the routing design's
 // processing-failure description; it is never an error.
 func (e Extraction) apply(ctx context.Context, r contracts.GetArtifactRequest, res contracts.ContentRouteResult, data []byte, locale string) contracts.ContentRouteResult {
 	if data == nil || !routing.Extractable(res) || !e.wanted(r) {

@@ -31,7 +31,7 @@ type Artifacts struct {
 	MaxSize int64
 }
 
-// Info returns the seeds' metadata shape for an artifact id ("artifact:{id}", a bare id or "ws:...").
+// Info returns the design's metadata shape for an artifact id ("artifact:{id}", a bare id or "ws:...").
 func (a *Artifacts) Info(ctx context.Context, id string) (contracts.ArtifactInfo, error) {
 	t, err := resolveRef(id)
 	if err != nil {
@@ -77,7 +77,7 @@ func describe(l loaded) contracts.ArtifactInfo {
 		Name:      in.Filename,
 		CreatedAt: in.CreatedAt,
 		UpdatedAt: l.updatedAt(),
-		// Design document 004: type is the MIME type ("type": "text/javascript"), the same as mimeType.
+		// The workspace-ID design: type is the MIME type ("type": "text/javascript"), the same as mimeType.
 		Type:     d.MIME,
 		MimeType: d.MIME,
 		Size:     l.info.Size,

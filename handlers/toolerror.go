@@ -14,10 +14,10 @@ import (
 // runtime forwards it as it forwards a result's assembly, without writing text per error code.
 // It implements handling.ErrorCompleter; errors of other subjects are returned unchanged.
 //
-//   - tool.get_artifact: design document 000's error object as the text,
+//   - tool.get_artifact: the routing design's error object as the text,
 //     {"error":"artifact_not_found","ref":"artifact:x","message":"工件不存在或已被删除"}, for every code
 //     (ref when known); error.message of artifact_not_found is the same localised sentence.
-//   - tool.get_history_image: design document 002's text blocks, [{"type":"text","text":"无效的图片标识符"}],
+//   - tool.get_history_image: the history-image design's text blocks, [{"type":"text","text":"无效的图片标识符"}],
 //     [{"type":"text","text":"图片不存在或已过期"}], and a sentence of the same kind for other codes.
 //
 // The dialect and locale are read from body when they are valid; otherwise (the body is unreadable,
@@ -66,7 +66,7 @@ func lenientPresentation(body []byte) (loc, dia string) {
 	return loc, dia
 }
 
-// artifactErrorText is design document 000's error object for get_artifact, as the model reads it.
+// artifactErrorText is the routing design's error object for get_artifact, as the model reads it.
 func artifactErrorText(code, ref, message string) string {
 	v := struct {
 		Error   string `json:"error"`

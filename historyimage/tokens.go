@@ -1,6 +1,6 @@
 package historyimage
 
-// Token estimates, from the provider formulas in PROVIDERS.md ("Token cost").
+// Token estimates, from the provider formulas in docs/providers.md ("Token cost").
 //
 // An image part is billed as image tokens (not as the ~0.7 tokens per character its base64 would
 // cost as text), so what replacing it saves on every later turn is the image's token cost minus the

@@ -8,7 +8,7 @@ import (
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 )
 
-// Anthropic's limits (PROVIDERS.md): 1568 px long edge, about 1.15 megapixels, 5 MB of base64.
+// Anthropic's limits (docs/providers.md): 1568 px long edge, about 1.15 megapixels, 5 MB of base64.
 var claude = imaging.Target{Formats: []string{"jpeg", "png", "gif", "webp"}, MaxLongEdge: 1568, MaxPixels: 1_150_000, MaxBytes: 3_932_160}
 
 var (

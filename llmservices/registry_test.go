@@ -142,7 +142,7 @@ func TestCapabilities(t *testing.T) {
 	})
 }
 
-// TestDefault pins the embedded registry to PROVIDERS.md's table of input modalities.
+// TestDefault pins the embedded registry to docs/providers.md's table of input modalities.
 func TestDefault(t *testing.T) {
 	r := llmservices.Default()
 	if len(r.Services()) == 0 {
@@ -258,7 +258,7 @@ func TestExtractText(t *testing.T) {
 
 // TestToolResultMedia: a service's toolResultMedia replaces its provider's, an unknown service
 // takes its fallback provider's, and the shipped Gemini models (all 2.x, which take no media inside
-// a function response: PROVIDERS.md) get the follow-up.
+// a function response: docs/providers.md) get the follow-up.
 func TestToolResultMedia(t *testing.T) {
 	t.Parallel()
 	r, err := llmservices.Parse([]byte(`{"providers":{"google":{"formats":{},"toolResultMedia":"followUp"}},"services":[

@@ -278,7 +278,7 @@ func (h *handlers) writeFile(ctx context.Context, req *mcp.CallToolRequest) (*mc
 }
 
 // callError is the tool error for a failed call: the tool result the worker made for the model
-// (error.assembly, localised as on NATS: design document 000's error object for get_artifact, 002's
+// (error.assembly, localised as on NATS: the routing design's error object for get_artifact, the history-image design's
 // sentence for get_history_image), else the error's message, or what went wrong on the way.
 func callError(err error) *mcp.CallToolResult {
 	var we *contracts.Error

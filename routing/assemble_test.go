@@ -234,7 +234,7 @@ func TestAssembleText(t *testing.T) {
 		}
 	}
 	if got := string(routing.AssembleText("无效的图片标识符", contracts.DialectAnthropic).ToolContent); got != `[{"type":"text","text":"无效的图片标识符"}]` {
-		t.Errorf("anthropic = %s, want design document 002's block", got)
+		t.Errorf("anthropic = %s, want the history-image design's block", got)
 	}
 	if got := string(routing.AssembleText("a <b>", contracts.DialectOpenAIChat).ToolContent); got != `"a <b>"` {
 		t.Errorf("openai-chat = %s", got)

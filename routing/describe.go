@@ -18,7 +18,7 @@ const (
 )
 
 // names are the filename and id as a description prints them: made printable, with design
-// document 000's fallbacks (未知文件 for a missing filename, which falls back to the id first, and
+// document the routing design's fallbacks (未知文件 for a missing filename, which falls back to the id first, and
 // 未知 for a missing id).
 func names(loc string, filename, id string) (string, string) {
 	id = strings.TrimPrefix(id, "artifact:")
@@ -34,15 +34,15 @@ func names(loc string, filename, id string) (string, string) {
 	return printable(filename), printable(id)
 }
 
-// describe writes design document 000's description of content the model does not get, in four
-// lines (000's template plus the size line task 2.5 of design document 003 asks for):
+// describe writes the routing design's description of content the model does not get, in four
+// lines (the routing design's template plus the size line task 2.5 of the task list asks for):
 //
 //	[无法读取] report.pdf (artifact:a1)
 //	类型: PDF 文档
 //	大小: 1.2 MB
 //	当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。
 //
-// The last line is 000's sentence when the model lacks the capability; a too-large artifact says so
+// The last line is the routing design's sentence when the model lacks the capability; a too-large artifact says so
 // instead (the sentence would be wrong there), and describeNotAccepted names the formats.
 func describe(loc string, filename, id string, d Detection, size int64, why reason) string {
 	closing := messages.Text(loc, messages.NotReadable)
@@ -84,14 +84,14 @@ func describeWith(loc string, filename, id string, d Detection, size int64, clos
 		closing
 }
 
-// processingFailed is design document 000's description of content that exists but cannot be
+// processingFailed is the routing design's description of content that exists but cannot be
 // processed: "[文件处理失败: report.pdf]\n错误: 无法读取文件内容\n请检查文件是否损坏".
 func processingFailed(loc string, filename, id string) string {
 	filename, _ = names(loc, filename, id)
 	return messages.Format(loc, messages.ProcessingFailed, filename)
 }
 
-// mediaLabel is the text that goes with routed media, design document 000's
+// mediaLabel is the text that goes with routed media, the routing design's
 // "工件内容 ({filename}):".
 func mediaLabel(loc string, filename, id string) string {
 	filename, _ = names(loc, filename, id)

@@ -6,13 +6,13 @@
 //
 //   - Detect decides an artifact's type from its declared MIME type, its filename extension and
 //     its bytes, in that order, with the bytes guarding against lies (see Detect).
-//   - Route turns an artifact and the reading model's Capabilities into the seeds'
+//   - Route turns an artifact and the reading model's Capabilities into the design's
 //     contracts.ContentRouteResult: text verbatim; images as data URLs; documents, audio, video
 //     and other binaries as base64 file parts; and, when the model lacks the capability, the
-//     format is not accepted by any provider, or the artifact is too large, design document 000's
+//     format is not accepted by any provider, or the artifact is too large, the routing design's
 //     description in the request's locale ("[无法读取] a.pdf (artifact:a1)", "类型: PDF 文档",
-//     "大小: 1.2 MB", 000's closing sentence; "[Cannot read] …" in English); content that exists but
-//     cannot be processed is 000's "[文件处理失败: a.pdf]" description.
+//     "大小: 1.2 MB", the routing design's closing sentence; "[Cannot read] …" in English); content that exists but
+//     cannot be processed is the routing design's "[文件处理失败: a.pdf]" description.
 //   - Assemble turns a ContentRouteResult into the tool-result parts of a dialect (AssembleText: a
 //     text-only tool result, which error replies use; AssembleImage: a history image):
 //     openai-chat (a string tool message plus, for media, one user message that carries it),

@@ -71,7 +71,7 @@ func WithExtractedText(res contracts.ContentRouteResult, doc extract.Document, l
 	return res
 }
 
-// ProcessingFailed replaces res.Content with design document 000's description of a file that
+// ProcessingFailed replaces res.Content with the routing design's description of a file that
 // could not be processed (routing text, never an error):
 //
 //	[文件处理失败: report.pdf]

@@ -84,7 +84,7 @@ func TestWithExtractedText(t *testing.T) {
 func TestProcessingFailed(t *testing.T) {
 	t.Parallel()
 	if got, want := routing.ProcessingFailed(describedPDF(), "").Content, "[文件处理失败: report.pdf]\n错误: 无法读取文件内容\n请检查文件是否损坏"; got != want {
-		t.Errorf("zh: %q, want design document 000's %q", got, want)
+		t.Errorf("zh: %q, want the routing design's %q", got, want)
 	}
 	got := routing.ProcessingFailed(describedPDF(), "en")
 	if !strings.HasPrefix(got.Content, "[File processing failed: report.pdf]\n") || got.Routing != contracts.RouteText {

@@ -35,7 +35,7 @@ type Formats struct {
 }
 
 // Where a model takes a tool result's media (Formats.ToolResultMedia, the registry's
-// "toolResultMedia"). Only gemini depends on it (PROVIDERS.md: media inside functionResponse.parts
+// "toolResultMedia"). Only gemini depends on it (docs/providers.md: media inside functionResponse.parts
 // from Gemini 3 on; older models: a following user turn); the other dialects have one place,
 // fixed by their API.
 const (
@@ -58,7 +58,7 @@ type ImageLimits struct {
 }
 
 // DefaultFormats is what Route assumes when Input.Formats is the zero value: what every provider
-// of PROVIDERS.md takes for a modality (PNG, JPEG, WEBP images; PDF files; WAV and MP3 audio; MP4
+// of docs/providers.md takes for a modality (PNG, JPEG, WEBP images; PDF files; WAV and MP3 audio; MP4
 // video), with limits every provider reads in full (2048 px long edge, 1.15 megapixels, base64
 // under 5 MB, static images only).
 func DefaultFormats() Formats {

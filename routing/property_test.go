@@ -329,7 +329,7 @@ func TestPropertyDowngradeNeverThrows(t *testing.T) { // INV-5
 	})
 }
 
-// assertDesignDocumentShape checks that what stands in for content has one of design document 000's
+// assertDesignDocumentShape checks that what stands in for content has one of the routing design's
 // shapes: its four-line description, its three-line processing failure, or its media label.
 func assertDesignDocumentShape(t *rapid.T, r contracts.ContentRouteResult) {
 	lines := strings.Split(r.Content, "\n")
@@ -346,7 +346,7 @@ func assertDesignDocumentShape(t *rapid.T, r contracts.ContentRouteResult) {
 		zh := len(lines) == 4 && strings.HasPrefix(lines[0], "[无法读取] ") && strings.HasPrefix(lines[1], "类型: ") && strings.HasPrefix(lines[2], "大小: ")
 		en := len(lines) == 4 && strings.HasPrefix(lines[0], "[Cannot read] ") && strings.HasPrefix(lines[1], "Type: ") && strings.HasPrefix(lines[2], "Size: ")
 		if !zh && !en || !strings.Contains(lines[0], " (artifact:") {
-			t.Fatalf("description is not design document 000's four lines: %q", r.Content)
+			t.Fatalf("description is not the routing design's four lines: %q", r.Content)
 		}
 	}
 }

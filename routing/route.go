@@ -28,7 +28,7 @@ type Input struct {
 	// TooLarge is set when the artifact exceeded the size limit and was not downloaded.
 	TooLarge bool
 	// Unreadable is set when the content exists but could not be read whole (a read that ended
-	// early, fewer bytes than the object's size). The result is design document 000's
+	// early, fewer bytes than the object's size). The result is the routing design's
 	// processing-failed description.
 	Unreadable   bool
 	Capabilities Capabilities
@@ -43,27 +43,27 @@ type Input struct {
 	Dialect string
 }
 
-// Route decides how an artifact reaches the model and builds the seeds' ContentRouteResult.
+// Route decides how an artifact reaches the model and builds the design's ContentRouteResult.
 //
 //   - Text is returned verbatim in Content (contentType text, routing text).
 //   - An image for a model with vision goes as a data URL in ImageURL (routing image_url), fitted
 //     to the model by imaging.Prepare: a format the model does not take but that decodes here
 //     (BMP, TIFF, an animated GIF where only static images are taken) is converted, an image over
 //     the model's limits is downscaled, a JPEG's EXIF orientation is applied; ImageProcessing says
-//     what was done. Content is design document 000's label "工件内容 ({filename}):".
+//     what was done. Content is the routing design's label "工件内容 ({filename}):".
 //   - A document, audio, video or other binary for a model with the needed capability (file,
 //     audio, video, file) whose format the model accepts (Input.Formats) and the dialect can
 //     carry goes as base64 in File (routing file); Content is the same label.
 //   - Anything else is described in Content (routing text) in the request's locale with design
-//     document 000's template (see describe): a missing capability, a format the model does not
+//     document the routing design's template (see describe): a missing capability, a format the model does not
 //     accept, a TooLarge artifact (contentType stays text for text, image for images, binary
 //     otherwise).
 //   - Content that exists but cannot be used (Unreadable; not supplied although the size says it
 //     exists; media that is truncated where it would be sent, or an image that does not decode
-//     where it must be converted) is 000's processing-failed description, routing text:
+//     where it must be converted) is the routing design's processing-failed description, routing text:
 //     "[文件处理失败: {filename}]\n错误: 无法读取文件内容\n请检查文件是否损坏".
 //
-// Metadata follows 000's field meanings: type and mimeType are the detected MIME type, binaryType
+// Metadata follows the routing design's field meanings: type and mimeType are the detected MIME type, binaryType
 // the category of a binary (absent for text), format the detected format.
 //
 // Base64 appears only in ImageURL and File, never in Content. Route is pure, deterministic,
@@ -276,7 +276,7 @@ func detectFilename(in Input) string {
 }
 
 // displayFilename is the artifact's filename, else the last element of its workspace path,
-// else its id (as in design document 000), else "" (Route then uses 000's 未知文件, so that
+// else its id (as in the routing design), else "" (Route then uses the routing design's 未知文件, so that
 // metadata.filename is never empty).
 func displayFilename(in Input) string {
 	if strings.TrimSpace(in.Filename) != "" {

@@ -88,7 +88,7 @@ func TestRoute(t *testing.T) {
 			if r.ContentType != tt.contentType || r.Routing != tt.routing {
 				t.Fatalf("contentType/routing = %s/%s, want %s/%s; content %q", r.ContentType, r.Routing, tt.contentType, tt.routing, r.Content)
 			}
-			// Design document 000's meanings: type is the MIME type, binaryType the category of a
+			// The routing design's meanings: type is the MIME type, binaryType the category of a
 			// binary (absent for text), format the format.
 			want := contracts.ArtifactMetadata{
 				ID: "art-1", Type: tt.mime, Filename: tt.filename, MimeType: tt.mime, Size: int64(len(tt.content)),
@@ -158,13 +158,13 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-// The closing sentences of design document 000's description template, and its English mirror.
+// The closing sentences of the routing design's description template, and its English mirror.
 const (
 	zhClosing = "\n当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。"
 	enClosing = "\nThe current model does not support reading this type of file. Consider creating an agent with the required capability to handle it."
 )
 
-// assertSummary checks the text that goes with routed media: design document 000's
+// assertSummary checks the text that goes with routed media: the routing design's
 // "工件内容 ({filename}):".
 func assertSummary(t *testing.T, content, filename, b64 string) {
 	t.Helper()
@@ -176,13 +176,13 @@ func assertSummary(t *testing.T, content, filename, b64 string) {
 	}
 }
 
-// TestRouteDesignDocumentExamples runs the three examples under design document 000's description
+// TestRouteDesignDocumentExamples runs the three examples under the routing design's description
 // template ("各类型二进制文件的降级描述模板"), verbatim apart from the size line, which the worker adds
-// as the third line (design document 003, task 2.5).
+// as the third line (the task list, task 2.5).
 func TestRouteDesignDocumentExamples(t *testing.T) {
 	tests := []struct {
 		in       routing.Input
-		want     string // 000's example
+		want     string // the routing design's example
 		sizeLine string
 	}{
 		{
@@ -214,7 +214,7 @@ func TestRouteDesignDocumentExamples(t *testing.T) {
 				t.Errorf("size line = %q, want %q", lines[2], tt.sizeLine)
 			}
 			if got := strings.Join(slices.Delete(lines, 2, 3), "\n"); got != tt.want {
-				t.Errorf("without the size line =\n%s\nwant design document 000's example\n%s", got, tt.want)
+				t.Errorf("without the size line =\n%s\nwant the routing design's example\n%s", got, tt.want)
 			}
 		})
 	}
@@ -250,7 +250,7 @@ func TestRouteDescriptionTemplates(t *testing.T) {
 			want: "[无法读取] x.bin (artifact:a3)\n类型: 二进制文件\n大小: 4 B" + zhClosing,
 		},
 		{
-			name: "no filename: the id, as in design document 000",
+			name: "no filename: the id, as in the routing design",
 			in:   routing.Input{ID: "a4", Content: []byte{0, 1, 2, 3}},
 			want: "[无法读取] a4 (artifact:a4)\n类型: 二进制文件\n大小: 4 B" + zhClosing,
 		},
@@ -274,11 +274,11 @@ func TestRouteDescriptionTemplates(t *testing.T) {
 	}
 }
 
-// TestRouteFriendlyTypeNames checks design document 000's _getFriendlyTypeName table entry by entry,
+// TestRouteFriendlyTypeNames checks the routing design's _getFriendlyTypeName table entry by entry,
 // the names in its style for types the table lacks, and the MIME string for a type nobody names.
 func TestRouteFriendlyTypeNames(t *testing.T) {
 	tests := []struct{ mime, zh, en string }{
-		// 000's 23 entries.
+		// the routing design's 23 entries.
 		{"image/jpeg", "JPEG 图片", "JPEG image"},
 		{"image/png", "PNG 图片", "PNG image"},
 		{"image/gif", "GIF 图片", "GIF image"},
@@ -326,7 +326,7 @@ func TestRouteFriendlyTypeNames(t *testing.T) {
 	}
 }
 
-// TestRouteProcessingFailed: content that exists but cannot be used is design document 000's
+// TestRouteProcessingFailed: content that exists but cannot be used is the routing design's
 // processing-failed description, routing text, not an error and not sent.
 func TestRouteProcessingFailed(t *testing.T) {
 	png, pdf, jpeg, gif, bmp := testfiles.PNG(8, 8), testfiles.PDF(), testfiles.JPEG(8, 8), testfiles.GIF(8, 8), testfiles.BMP(8, 8)

@@ -16,7 +16,7 @@ func TestImageUsageFormulas(t *testing.T) {
 		want      int64
 		wantBasis string
 	}{
-		{"openai 1024x1024 is 765 (PROVIDERS.md)", 1024, 1024, contracts.DialectOpenAIChat, 765, contracts.UsageOpenAITiles},
+		{"openai 1024x1024 is 765 (docs/providers.md)", 1024, 1024, contracts.DialectOpenAIChat, 765, contracts.UsageOpenAITiles},
 		{"openai 2048x4096 fits to 768x1536: 6 tiles", 2048, 4096, contracts.DialectOpenAIResponses, 85 + 170*6, contracts.UsageOpenAITiles},
 		{"openai small image is one tile", 100, 100, contracts.DialectLangChain, 255, contracts.UsageOpenAITiles},
 		{"anthropic w*h/750", 1000, 750, contracts.DialectAnthropic, 1000, contracts.UsageAnthropicPixels},

@@ -44,7 +44,7 @@ var fixtures = sync.OnceValue(func() []fixture {
 var images = []string{"png", "gif", "animated gif", "bmp", "tiff", "large jpeg with exif orientation"}
 
 // sent lists, per dialect, the non-image fixtures whose bytes reach the model with the shipped
-// registry's defaults for the dialect's provider (PROVIDERS.md); every image fixture is sent in
+// registry's defaults for the dialect's provider (docs/providers.md); every image fixture is sent in
 // every dialect, converted where needed. Everything else is described.
 var sent = map[string][]string{
 	contracts.DialectOpenAIChat:      {"pdf", "wav", "mp3"},

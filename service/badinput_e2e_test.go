@@ -193,14 +193,14 @@ func callRaw(t *testing.T, w *workertest.Worker, subject string, body []byte) []
 	return raw
 }
 
-// TestDocumentSpellings: a runtime written to design documents 000 and 004 passes serviceId and
+// TestDocumentSpellings: a runtime written to the routing and workspace-ID designs passes serviceId and
 // mimeType/workspaceId/agentId/messageId; the worker reads them as service_id, mime_type, ....
 func TestDocumentSpellings(t *testing.T) {
 	w := startWorker(t)
 	body := `{"request_id":"sp-1","workspaceId":"w9","path":"src/main.js","content":"let a = 1;","mimeType":"text/javascript","agentId":"agent-abc123","messageId":"msg-001"}`
 	rep := w.CallRaw(contracts.SubjectFileWritten, []byte(body))
 	if !rep.OK {
-		t.Fatalf("file_written with 004's mimeType: %+v", rep.Error)
+		t.Fatalf("file_written with the workspace-ID design's mimeType: %+v", rep.Error)
 	}
 	var res contracts.FileWrittenResult
 	if err := json.Unmarshal(rep.Result, &res); err != nil {
@@ -219,7 +219,7 @@ func TestDocumentSpellings(t *testing.T) {
 	rep = w.CallRaw(contracts.SubjectGetArtifact, []byte(`{"request_id":"sp-3","ref":"artifact:img","serviceId":"vision-model"}`))
 	var got contracts.GetArtifactResult
 	if err := json.Unmarshal(rep.Result, &got); !rep.OK || err != nil || got.Routing != contracts.RouteImageURL {
-		t.Fatalf("get_artifact with 000's serviceId: %+v routing %q", rep.Error, got.Routing)
+		t.Fatalf("get_artifact with the routing design's serviceId: %+v routing %q", rep.Error, got.Routing)
 	}
 }
 

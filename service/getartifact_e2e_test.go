@@ -103,7 +103,7 @@ func TestGetArtifactRoutes(t *testing.T) {
 			}
 			id := strings.TrimPrefix(tt.ref, "artifact:")
 			want := dataOf[id]
-			// Design document 000's meanings: binaryType is the category of a binary (absent for text),
+			// The routing design's meanings: binaryType is the category of a binary (absent for text),
 			// type the MIME type.
 			wantBinaryType := tt.kind
 			if tt.kind == "text" {
@@ -372,7 +372,7 @@ func TestGetArtifactClaimCheck(t *testing.T) {
 	}
 }
 
-// TestGetArtifactDesignDocumentStrings checks over the wire the strings design document 000 defines:
+// TestGetArtifactDesignDocumentStrings checks over the wire the strings the routing design defines:
 // its three description examples (verbatim apart from the size line the worker adds), the label that
 // goes with media, and the processing-failed description for content that exists but is damaged.
 func TestGetArtifactDesignDocumentStrings(t *testing.T) {
@@ -401,7 +401,7 @@ func TestGetArtifactDesignDocumentStrings(t *testing.T) {
 			t.Fatalf("%s: content =\n%s\nwant four lines with the size third", tt.ref, res.Content)
 		}
 		if got := strings.Join([]string{lines[0], lines[1], lines[3]}, "\n"); got != tt.example {
-			t.Errorf("%s: without the size line =\n%s\nwant design document 000's example\n%s", tt.ref, got, tt.example)
+			t.Errorf("%s: without the size line =\n%s\nwant the routing design's example\n%s", tt.ref, got, tt.example)
 		}
 		var tool string
 		if err := json.Unmarshal(res.Assembly.ToolContent, &tool); err != nil || tool != res.Content {
@@ -420,7 +420,7 @@ func TestGetArtifactDesignDocumentStrings(t *testing.T) {
 		{"cut-png", "", "[文件处理失败: cut.png]\n错误: 无法读取文件内容\n请检查文件是否损坏"},
 		{"cut-pdf", "en", "[File processing failed: cut.pdf]\nError: unable to read the file content\nPlease check whether the file is damaged"},
 	} {
-		t.Run("damaged "+tt.ref+" is 000's processing-failed description, not an error", func(t *testing.T) {
+		t.Run("damaged "+tt.ref+" is the routing design's processing-failed description, not an error", func(t *testing.T) {
 			rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: tt.ref, ServiceID: "omni-model", Locale: tt.locale})
 			if !rep.OK || res.Routing != "text" || res.Content != tt.want || res.ImageURL != nil || res.File != nil {
 				t.Fatalf("reply ok=%v error %+v, routing %s, content %q", rep.OK, rep.Error, res.Routing, res.Content)

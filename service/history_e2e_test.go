@@ -176,7 +176,7 @@ func TestPreprocessEdgeCasesAndBadInput(t *testing.T) {
 	}
 }
 
-// Design document 002 passes a context through: only parts whose bytes really are an image are
+// The history-image design passes a context through: only parts whose bytes really are an image are
 // cached (with the MIME type of the bytes) and replaced; a malformed part or one whose bytes are
 // not an image stays as it came and is counted, and never rejects the context.
 func TestPreprocessPassesBadPartsThrough(t *testing.T) {

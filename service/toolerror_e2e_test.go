@@ -10,8 +10,8 @@ import (
 
 // TestToolErrorsAreToolResults publishes requests with JetStream, as a runtime does, and checks that
 // every error reply of a tool subject carries, in error.assembly, the tool result to give the model,
-// in the request's dialect and locale: design document 000's not-found object for get_artifact,
-// design document 002's text blocks for get_history_image, a short sentence for other codes.
+// in the request's dialect and locale: the routing design's not-found object for get_artifact,
+// the history-image design's text blocks for get_history_image, a short sentence for other codes.
 func TestToolErrorsAreToolResults(t *testing.T) {
 	w := startWorker(t)
 
@@ -26,7 +26,7 @@ func TestToolErrorsAreToolResults(t *testing.T) {
 		toolContent string
 	}{
 		{
-			name:    "get_artifact not found: 000's error object, zh, openai-chat",
+			name:    "get_artifact not found: the routing design's error object, zh, openai-chat",
 			subject: contracts.SubjectGetArtifact,
 			body:    `{"request_id":"te1","ref":"artifact:nope"}`,
 			code:    contracts.CodeArtifactNotFound, message: "工件不存在或已被删除", dialect: "openai-chat",
@@ -75,21 +75,21 @@ func TestToolErrorsAreToolResults(t *testing.T) {
 			toolContent: jsonString(`{"error":"invalid_request","message":"工具调用参数无效"}`),
 		},
 		{
-			name:    "get_history_image invalid id: 002's block, anthropic",
+			name:    "get_history_image invalid id: the history-image design's block, anthropic",
 			subject: contracts.SubjectGetHistoryImage,
 			body:    `{"request_id":"te8","image_md5":"abc","dialect":"anthropic"}`,
 			code:    contracts.CodeInvalidImageID, message: "无效的图片标识符", dialect: "anthropic",
 			toolContent: `[{"type":"text","text":"无效的图片标识符"}]`,
 		},
 		{
-			name:    "get_history_image not found: 002's block, anthropic",
+			name:    "get_history_image not found: the history-image design's block, anthropic",
 			subject: contracts.SubjectGetHistoryImage,
 			body:    `{"request_id":"te9","image_md5":"history_0123456789abcdef","dialect":"anthropic"}`,
 			code:    contracts.CodeImageNotFound, message: "图片不存在或已过期", dialect: "anthropic",
 			toolContent: `[{"type":"text","text":"图片不存在或已过期"}]`,
 		},
 		{
-			name:    "get_history_image not found, langchain: exactly 002's content list",
+			name:    "get_history_image not found, langchain: exactly the history-image design's content list",
 			subject: contracts.SubjectGetHistoryImage,
 			body:    `{"request_id":"te9b","image_md5":"0123456789abcdef","dialect":"langchain"}`,
 			code:    contracts.CodeImageNotFound, message: "图片不存在或已过期", dialect: "langchain",

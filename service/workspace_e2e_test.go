@@ -108,12 +108,12 @@ func TestWorkspaceFlow(t *testing.T) {
 		}
 	})
 
-	t.Run("metadata has design document 004's shape", func(t *testing.T) {
+	t.Run("metadata has the workspace-ID design's shape", func(t *testing.T) {
 		rep := w.Call(contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "md004", ID: js.ArtifactID})
 		if !rep.OK {
 			t.Fatalf("%+v", rep.Error)
 		}
-		// 004's example response: id, type (the MIME type), name, createdAt, updatedAt,
+		// the workspace-ID design's example response: id, type (the MIME type), name, createdAt, updatedAt,
 		// meta {filename, workspaceId, relativePath, modifiedBy [{agentId, timestamp, messageId}]},
 		// mimeType.
 		var got map[string]any
@@ -122,11 +122,11 @@ func TestWorkspaceFlow(t *testing.T) {
 		}
 		for _, k := range []string{"id", "type", "name", "createdAt", "updatedAt", "meta", "mimeType"} {
 			if _, ok := got[k]; !ok {
-				t.Errorf("metadata lacks 004's %q: %s", k, rep.Result)
+				t.Errorf("metadata lacks the workspace-ID design's %q: %s", k, rep.Result)
 			}
 		}
 		if got["type"] != "text/javascript" || got["mimeType"] != "text/javascript" {
-			t.Errorf("type/mimeType = %v/%v, want 004's \"text/javascript\" for both", got["type"], got["mimeType"])
+			t.Errorf("type/mimeType = %v/%v, want the workspace-ID design's \"text/javascript\" for both", got["type"], got["mimeType"])
 		}
 		meta, _ := got["meta"].(map[string]any)
 		mods, _ := meta["modifiedBy"].([]any)

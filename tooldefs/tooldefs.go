@@ -1,5 +1,5 @@
 // Package tooldefs holds the worker's tools as a model sees them: names, descriptions (zh and en,
-// from the design documents) and JSON Schema parameters of get_artifact, get_history_image and
+// from the designs) and JSON Schema parameters of get_artifact, get_history_image and
 // write_file. The MCP server (worker mcp) serves them; Render writes them as ready function-calling
 // definitions per dialect (worker tools). Pure: no I/O.
 package tooldefs

@@ -30,7 +30,7 @@ func toolsCmd(args []string) int {
 	prepareUsage(fs, `usage: worker tools [--dialect openai-chat|openai-responses|anthropic|gemini|bedrock-converse] [--locale zh|en]
 
 Prints get_artifact, get_history_image and write_file as a JSON array of function-calling tool
-definitions for the dialect, with the design documents' descriptions (the same files are in
+definitions for the dialect, with the designs' descriptions (the same files are in
 contracts/tools/). Your runtime sends the model's calls to the worker (tool.get_artifact,
 tool.get_history_image, workspace.file_written).`, args)
 	if err := fs.Parse(args); err != nil {

@@ -74,7 +74,7 @@ func TestCheckReply(t *testing.T) {
 
 func TestRequestSchemas(t *testing.T) {
 	if err := schematest.Validate(schematest.RequestSchemas[contracts.SubjectFileWritten], []byte(`{"request_id":"r","workspaceId":"w1","path":"a.txt","mimeType":"text/plain"}`)); err != nil {
-		t.Errorf("a request in design document 004's spellings: %v", err)
+		t.Errorf("a request in the workspace-ID design's spellings: %v", err)
 	}
 	if err := schematest.Validate(schematest.RequestSchemas[contracts.SubjectFileWritten], []byte(`{"request_id":"r","path":"a.txt","mime_type":"text/plain"}`)); err == nil {
 		t.Error("a request without workspace_id in either spelling passed")

@@ -64,9 +64,9 @@ export interface ErrorObject {
   /**
    * tool.get_artifact and tool.get_history_image: the tool result to give the model instead of
    * content, in the request's dialect and locale (defaults when the request could not be read):
-   * get_artifact: design document 000's error object as text,
+   * get_artifact: the routing design's error object as text,
    * {"error":"artifact_not_found","ref":"...","message":"工件不存在或已被删除"} (every
-   * code; ref when known); get_history_image: design document 002's text,
+   * code; ref when known); get_history_image: the history-image design's text,
    * [{"type":"text","text":"无效的图片标识符"}] with anthropic. Absent on other subjects.
    */
   assembly?: Assembly;
@@ -210,12 +210,12 @@ export interface GetArtifactRequest {
    * that takes the document as a file still gets the file.
    */
   extract_text?: boolean;
-  /** Same as service_id (design document 000). */
+  /** Same as service_id (the routing design). */
   serviceId?: string;
 }
 
 /**
- * GetArtifactResult is the "result" of an ok reply on tool.get_artifact: the seeds'
+ * GetArtifactResult is the "result" of an ok reply on tool.get_artifact: the design's
  * ContentRouteResult fields at the top level (a runtime that reads a ContentRouteResult needs no
  * change) plus assembly. With the request's media "both" (the default) all of them are present;
  * media "result" leaves assembly out, media "assembly" leaves imageUrl and file out. Base64 only
@@ -233,17 +233,17 @@ export interface GetArtifactResult {
   routing: Open<"text" | "image_url" | "file">;
   /**
    * routing text: the text byte-for-byte (contentType text), or a description in the request's
-   * locale: design document 000's four-line template ([无法读取] {filename} (artifact:{id}) /
+   * locale: the routing design's four-line template ([无法读取] {filename} (artifact:{id}) /
    * 类型: {friendlyType} / 大小: {size} /
    * 当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。;
    * English: [Cannot read] ... / Type: ... / Size: ... / The current model does not support reading
    * this type of file. Consider creating an agent with the required capability to handle it.; a
    * too-large artifact or an image format no model API accepts says so on the last line), or, for
-   * content that exists but cannot be processed, 000's [文件处理失败: {filename}]\n错误:
-   * 无法读取文件内容\n请检查文件是否损坏 ([File processing failed:
-   * {filename}]\nError: unable to read the file content\nPlease check whether the file is damaged).
-   * routing image_url/file: 000's label 工件内容 ({filename}): (Artifact content
-   * ({filename}):).
+   * content that exists but cannot be processed, the routing design's [文件处理失败:
+   * {filename}]\n错误: 无法读取文件内容\n请检查文件是否损坏 ([File processing
+   * failed: {filename}]\nError: unable to read the file content\nPlease check whether the file is
+   * damaged). routing image_url/file: the routing design's label 工件内容 ({filename}):
+   * (Artifact content ({filename}):).
    */
   content: string;
   imageUrl?: ImageURLPart;
@@ -278,7 +278,7 @@ export interface ImageURL {
   url: string;
 }
 
-/** FilePart is the seeds' file part: {"type":"file","file":{"filename","mimeType","data"}}. */
+/** FilePart is the design's file part: {"type":"file","file":{"filename","mimeType","data"}}. */
 export interface FilePart {
   type: "file";
   file: FileData;
@@ -293,7 +293,7 @@ export interface FileData {
 }
 
 /**
- * ArtifactMetadata describes the artifact a result is about, with design document 000's field
+ * ArtifactMetadata describes the artifact a result is about, with the routing design's field
  * meanings (docs/design.md): type is the artifact's MIME type, the same value as mimeType;
  * binaryType is the category of a binary artifact, absent for text; format names the detected
  * format.
@@ -302,9 +302,9 @@ export interface ArtifactMetadata {
   /** Bare artifact id, or the full ws: id of a workspace file. */
   id: string;
   /**
-   * The detected MIME type, the same value as mimeType (design document 000's artifact.type, design
-   * document 004's "type": "text/javascript"). Contract v1 before the correction sent the kind
-   * (text, image, ...) here: see the README's Versioning section.
+   * The detected MIME type, the same value as mimeType (the routing design's artifact.type, the
+   * workspace-ID design's "type": "text/javascript"). Contract v1 before the correction sent the
+   * kind (text, image, ...) here: see the README's Versioning section.
    */
   type: string;
   /**
@@ -317,7 +317,7 @@ export interface ArtifactMetadata {
   /** Bytes. */
   size: number;
   createdAt: string;
-  /** Category of a binary artifact, as design document 000's detectBinaryType; absent for text. */
+  /** Category of a binary artifact, as the routing design's detectBinaryType; absent for text. */
   binaryType?: Open<"image" | "audio" | "video" | "document" | "other">;
   /** Detected format: png, jpeg, pdf, mp3, zip, elf, md, txt, ...; absent when unknown. */
   format?: string;
@@ -483,7 +483,7 @@ export interface GetHistoryImageRequest {
 }
 
 /**
- * GetHistoryImageResult is the "result" of an ok reply on tool.get_history_image: the seeds'
+ * GetHistoryImageResult is the "result" of an ok reply on tool.get_history_image: the design's
  * multimodal block list and the parts ready for the requested dialect. Both are present with the
  * request's media "both" (the default); media "result" leaves assembly out, media "assembly" leaves
  * content out. (contracts/schema/get_history_image.result.json)
@@ -497,7 +497,7 @@ export interface GetHistoryImageResult {
 }
 
 /**
- * HistoryImageBlock is the seeds' multimodal block, {"type":"image","mime_type","base64"}; a
+ * HistoryImageBlock is the design's multimodal block, {"type":"image","mime_type","base64"}; a
  * document cached from a [File:history_...] placeholder comes as type "file", audio as "audio",
  * video as "video".
  */
@@ -552,19 +552,19 @@ export interface FileWrittenRequest {
   content?: string;
   /** The file inline, as standard base64. */
   content_base64?: string;
-  /** Same as workspace_id (design document 004). */
+  /** Same as workspace_id (the workspace-ID design). */
   workspaceId?: string;
-  /** Same as mime_type (design document 004). */
+  /** Same as mime_type (the workspace-ID design). */
   mimeType?: string;
-  /** Same as agent_id (design document 004). */
+  /** Same as agent_id (the workspace-ID design). */
   agentId?: string;
-  /** Same as message_id (design document 004). */
+  /** Same as message_id (the workspace-ID design). */
   messageId?: string;
 }
 
 /**
- * FileWrittenResult is the "result" of an ok reply on workspace.file_written: the seeds' write_file
- * tool result. (contracts/schema/file_written.result.json)
+ * FileWrittenResult is the "result" of an ok reply on workspace.file_written: the design's
+ * write_file tool result. (contracts/schema/file_written.result.json)
  */
 export interface FileWrittenResult {
   /** Always true (failures are error replies). */
@@ -620,7 +620,7 @@ export interface PreprocessRequest {
   /**
    * The model the context goes to, in the worker's capability registry (as for tool.get_artifact):
    * media of a kind it cannot read (images without vision, PDFs without file, audio, video) is
-   * replaced everywhere, the latest turn included, by design document 000's description naming the
+   * replaced everywhere, the latest turn included, by the routing design's description naming the
    * placeholder that fetches it back. Absent (and no capabilities): every kind is taken to be
    * readable. At most 256 bytes.
    */
@@ -716,14 +716,14 @@ export interface MetadataRequest {
 }
 
 /**
- * ArtifactInfo is the "result" of an ok reply on artifact.metadata: the seeds' metadata shape
- * (design document 004), for regular and workspace artifacts. The worker's HTTP endpoint GET
+ * ArtifactInfo is the "result" of an ok reply on artifact.metadata: the design's metadata shape
+ * (the workspace-ID design), for regular and workspace artifacts. The worker's HTTP endpoint GET
  * /artifacts/{id}/metadata serves the same JSON. (contracts/schema/metadata.result.json)
  */
 export interface MetadataResult {
   id: string;
   /**
-   * The artifact's MIME type, the same value as mimeType, as in design document 004's example
+   * The artifact's MIME type, the same value as mimeType, as in the workspace-ID design's example
    * ("type": "text/javascript"). Contract v1 before the correction sent the kind (text, image, ...)
    * here: see the README's Versioning section.
    */

@@ -65,7 +65,7 @@ test("an error reply is a WorkerError with its stable code", async () => {
     assert.equal(err.ref, ref);
     assert.equal(err.retryable, false);
     assert.equal(err.retrySafe, false, "answered: its request_id is spent");
-    // The tool result for the model: design document 000's not-found object, default dialect and locale.
+    // The tool result for the model: the routing design's not-found object, default dialect and locale.
     assert.deepEqual(err.error.assembly, {
       dialect: "openai-chat",
       toolContent: JSON.stringify({ error: "artifact_not_found", ref, message: "工件不存在或已被删除" }),

@@ -126,7 +126,7 @@ class _GetArtifactResultRequired(TypedDict):
 
 
 class GetArtifactResult(_GetArtifactResultRequired, total=False):
-    """GetArtifactResult is the "result" of an ok reply on tool.get_artifact: the seeds'
+    """GetArtifactResult is the "result" of an ok reply on tool.get_artifact: the design's
     ContentRouteResult fields at the top level (a runtime that reads a ContentRouteResult needs
     no change) plus assembly. With the request's media "both" (the default) all of them are
     present; media "result" leaves assembly out, media "assembly" leaves imageUrl and file out.
@@ -157,7 +157,7 @@ class ImageURL(TypedDict):
 
 
 class FilePart(TypedDict):
-    """FilePart is the seeds' file part: {"type":"file","file":{"filename","mimeType","data"}}."""
+    """FilePart is the design's file part: {"type":"file","file":{"filename","mimeType","data"}}."""
 
     type: str
     file: FileData
@@ -181,7 +181,7 @@ class _ArtifactMetadataRequired(TypedDict):
 
 
 class ArtifactMetadata(_ArtifactMetadataRequired, total=False):
-    """ArtifactMetadata describes the artifact a result is about, with design document 000's field
+    """ArtifactMetadata describes the artifact a result is about, with the routing design's field
     meanings (docs/design.md): type is the artifact's MIME type, the same value as mimeType;
     binaryType is the category of a binary artifact, absent for text; format names the detected
     format.
@@ -286,7 +286,7 @@ class _GetHistoryImageResultRequired(TypedDict):
 
 
 class GetHistoryImageResult(_GetHistoryImageResultRequired, total=False):
-    """GetHistoryImageResult is the "result" of an ok reply on tool.get_history_image: the seeds'
+    """GetHistoryImageResult is the "result" of an ok reply on tool.get_history_image: the design's
     multimodal block list and the parts ready for the requested dialect. Both are present with
     the request's media "both" (the default); media "result" leaves assembly out, media
     "assembly" leaves content out.
@@ -298,7 +298,7 @@ class GetHistoryImageResult(_GetHistoryImageResultRequired, total=False):
 
 
 class HistoryImageBlock(TypedDict):
-    """HistoryImageBlock is the seeds' multimodal block, {"type":"image","mime_type","base64"}; a
+    """HistoryImageBlock is the design's multimodal block, {"type":"image","mime_type","base64"}; a
     document cached from a [File:history_...] placeholder comes as type "file", audio as
     "audio", video as "video".
     """
@@ -334,7 +334,7 @@ class FileWrittenRequest(_FileWrittenRequestRequired, total=False):
 
 
 class FileWrittenResult(TypedDict):
-    """FileWrittenResult is the "result" of an ok reply on workspace.file_written: the seeds'
+    """FileWrittenResult is the "result" of an ok reply on workspace.file_written: the design's
     write_file tool result.
     """
 
@@ -401,9 +401,9 @@ class MetadataRequest(TypedDict):
 
 
 class MetadataResult(TypedDict):
-    """ArtifactInfo is the "result" of an ok reply on artifact.metadata: the seeds' metadata shape
-    (design document 004), for regular and workspace artifacts. The worker's HTTP endpoint GET
-    /artifacts/{id}/metadata serves the same JSON.
+    """ArtifactInfo is the "result" of an ok reply on artifact.metadata: the design's metadata
+    shape (the workspace-ID design), for regular and workspace artifacts. The worker's HTTP
+    endpoint GET /artifacts/{id}/metadata serves the same JSON.
     """
 
     id: str
