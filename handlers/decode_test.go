@@ -240,3 +240,16 @@ func BenchmarkDecodeLargeBody(b *testing.B) {
 		}
 	})
 }
+
+// The request schemas list the canonical dialect names; the worker canonicalizes other letter cases
+// and surrounding spaces (contracts/README.md, "Dialects"), and refuses anything else.
+func TestDialectIsCanonicalized(t *testing.T) {
+	for in, want := range map[string]string{"": "openai-chat", "Anthropic": "anthropic", " GEMINI ": "gemini", "LangChain-JS": "langchain-js"} {
+		if got, err := dialect(in); err != nil || got != want {
+			t.Errorf("dialect(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := dialect("anthropic-v2"); err == nil {
+		t.Error(`dialect("anthropic-v2") accepted`)
+	}
+}
