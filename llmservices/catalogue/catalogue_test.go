@@ -11,7 +11,8 @@ import (
 )
 
 // TestCommittedCatalogueIsConverted fails when llmservices/catalogue.json differs from what the
-// converter makes of the committed snapshots: regenerate with `go generate ./llmservices`.
+// converter makes of the committed snapshots: regenerate with `go generate ./llmservices`. (It also
+// fails when the conversion is not deterministic: the committed file came from another run.)
 func TestCommittedCatalogueIsConverted(t *testing.T) {
 	t.Parallel()
 	want, st, err := catalogue.Build("snapshots")
@@ -27,22 +28,6 @@ func TestCommittedCatalogueIsConverted(t *testing.T) {
 	}
 	if st.Entries < 2000 || st.Vision < 700 {
 		t.Errorf("stats %+v: fewer entries or vision models than the snapshots hold", st)
-	}
-}
-
-// TestConvertIsDeterministic: two conversions give the same bytes.
-func TestConvertIsDeterministic(t *testing.T) {
-	t.Parallel()
-	a, _, err := catalogue.Build("snapshots")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := catalogue.Build("snapshots")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a, b) {
-		t.Fatal("two conversions of the same snapshots differ")
 	}
 }
 
