@@ -174,6 +174,11 @@ type PreprocessResult struct {
 	// not base64, base64 that does not decode), bytes that are not media or contradict the declared
 	// kind, an unknown part type, over MAX_ARTIFACT_BYTES. Absent when there are none.
 	LeftAlone []LeftAlonePart `json:"left_alone,omitempty"`
+	// What was done to keep the request within the target provider's per-request limits (images,
+	// bytes, PDF pages per request; the dialect's provider's, or service_id's): media of the kept
+	// turns taken out (cached, replaced by their placeholder, oldest first), Bedrock document names
+	// made unique; each with its path and why. Absent when nothing was needed.
+	OverLimits []LeftAlonePart `json:"over_limits,omitempty"`
 }
 
 // PreprocessStats reports what preprocessing removed from the context.
@@ -210,6 +215,11 @@ type PreprocessStats struct {
 	//
 	//schema:minimum 0
 	MediaDescribed int `json:"media_described"`
+	// Media of the kept turns taken out (cached, replaced by their placeholder) to keep the request
+	// within the target provider's per-request limits (over_limits says which).
+	//
+	//schema:minimum 0
+	MediaOverLimits int `json:"media_over_limits"`
 }
 
 // LeftAlonePart is a part of the context that context.preprocess looked at and left as it was.

@@ -27,6 +27,9 @@ type Preprocess struct {
 	Cache historyimage.Putter
 	// Capabilities (optional) answers for the request's service_id, as in GetArtifact.
 	Capabilities Capabilities
+	// Formats (optional) gives the per-request limits (routing.Formats.Request) of the
+	// service_id's provider, or of the dialect's provider for a model it does not know.
+	Formats ModelFormats
 	// KeepTurns is how many of the latest turns keep their media when the request does not say
 	// (the HISTORY_KEEP_TURNS setting); 0 means historyimage.DefaultKeepTurns.
 	KeepTurns int
@@ -66,6 +69,9 @@ func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, err
 			return nil, invalid("keep_turns", "keep_turns must be 0..%d, got %d", maxKeepTurns, *r.KeepTurns)
 		}
 		opts.KeepTurns = *r.KeepTurns
+	}
+	if r.Dialect != "" || r.ServiceID != "" {
+		opts.Limits = formatsFor(h.Formats, r.ServiceID, cmp.Or(opts.Dialect, contracts.DialectOpenAIChat)).Request
 	}
 	if caps, ok, err := h.target(r); err != nil {
 		return nil, err
@@ -117,9 +123,10 @@ func capabilityFor(kind string) string {
 // (the last human turn's images included).
 func encodePreprocess(messages json.RawMessage, rep historyimage.Report) (handling.Encoded, error) {
 	st, err := json.Marshal(struct {
-		Stats     contracts.PreprocessStats `json:"stats"`
-		LeftAlone []contracts.LeftAlonePart `json:"left_alone,omitempty"`
-	}{rep.Stats, rep.LeftAlone})
+		Stats      contracts.PreprocessStats `json:"stats"`
+		LeftAlone  []contracts.LeftAlonePart `json:"left_alone,omitempty"`
+		OverLimits []contracts.LeftAlonePart `json:"over_limits,omitempty"`
+	}{rep.Stats, rep.LeftAlone, rep.OverLimits})
 	if err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}

@@ -29,6 +29,7 @@ type mediaPart struct {
 	mime, kind string
 	filename   string
 	shape      textShape
+	name       span // a Bedrock document's name (its JSON string), when it has one
 }
 
 // partClass is what a content part is, as far as preprocessing cares.
@@ -392,7 +393,11 @@ func (b rawJSON) bedrockBlock(v span, path, kind string) partInfo {
 		return partInfo{class: partRef} // s3Location, text, content
 	}
 	filename, _ := b.str(name)
-	return b.base64Field(bytes, span{}, path+".source.bytes", kind, filename, bareText)
+	p := b.base64Field(bytes, span{}, path+".source.bytes", kind, filename, bareText)
+	if kind == contracts.BinaryDocument && b.kind(name) == '"' {
+		p.media.name = name
+	}
+	return p
 }
 
 // base64Field reads a bare base64 data field and the declared MIME type.

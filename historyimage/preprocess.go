@@ -82,7 +82,12 @@ type Options struct {
 	// larger part stays where it is and is reported.
 	MaxPartBytes int64
 	// Known, when set, remembers the media already checked (decoded and sniffed) by earlier calls.
-	Known  *Known
+	Known *Known
+	// Limits are the target provider's limits across one request (images, bytes, PDF pages,
+	// smaller images when there are many). The media kept by KeepTurns are taken out too, oldest
+	// first, as far as the request needs to be within them; each is listed in Report.OverLimits.
+	// The zero value sets none.
+	Limits contracts.RequestLimits
 	Logger *slog.Logger
 }
 
@@ -102,6 +107,9 @@ type Report struct {
 	// LeftAlone lists the parts left as they were although they were looked at: malformed, a
 	// declared type the bytes contradict, an unknown part type, over MaxPartBytes.
 	LeftAlone []contracts.LeftAlonePart
+	// OverLimits lists what was done to keep the request within Options.Limits: media of the kept
+	// turns taken out, Bedrock document names made unique.
+	OverLimits []contracts.LeftAlonePart
 }
 
 // Preprocess is PreprocessWith with the options context.preprocess has always had: any dialect,
@@ -186,7 +194,7 @@ func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter,
 		m := &msgs[i]
 		older := m.role != roleModel && m.role != roleSystem && m.turn <= latest-opts.KeepTurns &&
 			!(i == lastHuman && opts.KeepTurns >= 1)
-		if !older && opts.Readable == nil {
+		if !older && opts.Readable == nil && !w.keepsTrack() {
 			continue
 		}
 		for _, l := range m.lists {
@@ -194,6 +202,7 @@ func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter,
 		}
 	}
 
+	w.fitLimits()
 	w.store(ctx, cache, logger)
 	if ctx.Err() != nil {
 		return nil, rep, fmt.Errorf("historyimage: preprocess: storing media: %w", ctx.Err())
@@ -315,6 +324,8 @@ type walk struct {
 	ctx    context.Context
 	logger *slog.Logger
 	rep    *Report
+	kept   []kept // media that stay, in document order, when the request's limits are kept
+	extra  []edit // edits besides the candidates' (Bedrock document names)
 }
 
 // list scans the parts list at s. older is set in turns whose media goes; group is set inside
@@ -351,12 +362,33 @@ func (w *walk) list(s span, path string, older bool, group *frGroup, depth int) 
 func (w *walk) media(part span, path string, mp mediaPart, older bool, group *frGroup, elem int) {
 	readable := func(kind string) bool { return w.opts.Readable == nil || w.opts.Readable(kind) }
 	if !older && mp.kind != "" && readable(mp.kind) {
-		return // kept, and the model reads its kind: not even decoded
+		if w.keepsTrack() {
+			w.kept = append(w.kept, kept{part: part, path: path, media: mp, group: group, elem: elem})
+		}
+		return // kept, and the model reads its kind: not decoded here
 	}
 	if max := w.opts.MaxPartBytes; max > 0 && int64(decodedLen(mp.data)) > max {
 		w.leave(path, fmt.Sprintf("%d bytes, over the limit of %d", decodedLen(mp.data), max))
 		return
 	}
+	id, f := w.check(mp)
+	if f.bad != "" {
+		w.leave(path, f.bad)
+		return
+	}
+	describe := !readable(f.info.kind)
+	if !older && !describe {
+		if w.keepsTrack() {
+			w.kept = append(w.kept, kept{part: part, path: path, media: mp, group: group, elem: elem})
+		}
+		return
+	}
+	w.cands = append(w.cands, candidate{part: part, path: path, md5: id, found: f, shape: mp.shape, describe: describe, group: group, elem: elem})
+}
+
+// check hashes a medium and checks it once per request (decoded and sniffed, or known from an
+// earlier request): f.bad says why it cannot be taken out.
+func (w *walk) check(mp mediaPart) (string, *found) {
 	sum := md5.Sum(mp.data)
 	id := hex.EncodeToString(sum[:])
 	f := w.seen[id]
@@ -382,15 +414,7 @@ func (w *walk) media(part span, path string, mp mediaPart, older bool, group *fr
 		}
 		w.seen[id] = f
 	}
-	if f.bad != "" {
-		w.leave(path, f.bad)
-		return
-	}
-	describe := !readable(f.info.kind)
-	if !older && !describe {
-		return
-	}
-	w.cands = append(w.cands, candidate{part: part, path: path, md5: id, found: f, shape: mp.shape, describe: describe, group: group, elem: elem})
+	return id, f
 }
 
 func isMedia(kind string) bool {
@@ -484,6 +508,7 @@ func (w *walk) edits() []edit {
 		}
 		out = append(out, edit{g.list.start, g.list.end, list}, edit{g.after, g.after, texts})
 	}
+	out = append(out, w.extra...)
 	slices.SortStableFunc(out, func(a, b edit) int { return cmp.Compare(a.start, b.start) })
 	return out
 }

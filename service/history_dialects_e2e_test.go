@@ -11,6 +11,7 @@ import (
 	"github.com/agentworks/artifact-worker/internal/agentsession"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 	"github.com/agentworks/artifact-worker/routing"
+	"github.com/agentworks/artifact-worker/service"
 )
 
 // preprocessIn sends a context.preprocess request with extra fields (JSON members, without braces).
@@ -57,9 +58,10 @@ func mediaParts(v any, path string) []string {
 
 // An agent session in each dialect: the tool's older screenshots leave the context for
 // placeholders, come back through tool.get_history_image in that dialect as the image that was
-// sent, and a switch to a text-only model (deepseek-chat) leaves no media part at all.
+// sent, and a switch to a text-only model (deepseek-chat, as the built-in registry has it) leaves no
+// media part at all.
 func TestPreprocessToolResultsEveryDialectE2E(t *testing.T) {
-	w := startWorker(t)
+	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = "" })
 	variants := []struct {
 		dialect, toolResultMedia string
 		strict                   bool
@@ -193,5 +195,28 @@ func TestPreprocessDialectShapeE2E(t *testing.T) {
 	rep, _ = preprocessIn(t, w, json.RawMessage(`[]`), `"keep_turns":-1`)
 	if rep.OK || rep.Error.Field != "keep_turns" {
 		t.Fatalf("%+v", rep.Error)
+	}
+}
+
+// The worker keeps a request within its provider's limits: Anthropic takes at most 100 images a
+// request, so with every turn kept the oldest of 101 screenshots goes, and the reply says why
+// (the built-in registry's provider limits).
+func TestPreprocessRequestLimitsE2E(t *testing.T) {
+	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = "" })
+	ctx := agentsession.Build(agentsession.Session{Dialect: contracts.DialectAnthropic, Task: "Watch.", Turns: 101,
+		Media: func(i int) agentsession.Media {
+			return agentsession.Media{MIME: "image/png", Base64: base64.StdEncoding.EncodeToString(testfiles.PNG(2+i, 2))}
+		}})
+	rep, res := preprocessIn(t, w, ctx, `"dialect":"anthropic","keep_turns":1000`)
+	if !rep.OK {
+		t.Fatalf("%+v", rep.Error)
+	}
+	if res.Stats.MediaOverLimits != 1 || len(res.OverLimits) != 1 || !strings.Contains(res.OverLimits[0].Reason, "101 images, over the provider's 100") ||
+		res.OverLimits[0].Path != "messages[2].content[0].content[1]" {
+		t.Fatalf("stats %+v, over limits %+v", res.Stats, res.OverLimits)
+	}
+	first := base64.StdEncoding.EncodeToString(testfiles.PNG(2, 2))
+	if strings.Contains(string(res.Messages), first) || !strings.Contains(string(res.Messages), "[Picture:history_"+md5hex(first)+"]") {
+		t.Errorf("the oldest screenshot is still there")
 	}
 }

@@ -300,7 +300,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	}
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
-	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize,
+	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, Formats: formats, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize,
 		Known: historyimage.NewKnown(knownMedia), Logger: log}
 	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens}
 	return &Components{

@@ -659,6 +659,13 @@ export interface PreprocessResult {
    * kind, an unknown part type, over MAX_ARTIFACT_BYTES. Absent when there are none.
    */
   left_alone?: LeftAlonePart[];
+  /**
+   * What was done to keep the request within the target provider's per-request limits (images,
+   * bytes, PDF pages per request; the dialect's provider's, or service_id's): media of the kept
+   * turns taken out (cached, replaced by their placeholder, oldest first), Bedrock document names
+   * made unique; each with its path and why. Absent when nothing was needed.
+   */
+  over_limits?: LeftAlonePart[];
 }
 
 /** PreprocessStats reports what preprocessing removed from the context. */
@@ -683,6 +690,11 @@ export interface PreprocessStats {
    * their kind.
    */
   media_described: number;
+  /**
+   * Media of the kept turns taken out (cached, replaced by their placeholder) to keep the request
+   * within the target provider's per-request limits (over_limits says which).
+   */
+  media_over_limits: number;
 }
 
 /** LeftAlonePart is a part of the context that context.preprocess looked at and left as it was. */

@@ -51,6 +51,7 @@ const interfaces = {
   "preprocess.result.json#": "PreprocessResult",
   "preprocess.result.json#/properties/stats": "PreprocessStats",
   "preprocess.result.json#/properties/left_alone/items": "LeftAlonePart",
+  "preprocess.result.json#/properties/over_limits/items": "LeftAlonePart",
   "metadata.request.json#": "MetadataRequest",
   "metadata.result.json#": "MetadataResult",
   "metadata.result.json#/properties/meta": "MetadataMeta",

@@ -372,6 +372,7 @@ class PreprocessResult(_PreprocessResultRequired, total=False):
     """
 
     left_alone: List[LeftAlonePart]
+    over_limits: List[LeftAlonePart]
 
 
 class PreprocessStats(TypedDict):
@@ -384,6 +385,7 @@ class PreprocessStats(TypedDict):
     parts_skipped: int
     files_replaced: int
     media_described: int
+    media_over_limits: int
 
 
 class LeftAlonePart(TypedDict):
