@@ -170,17 +170,21 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
                     await client.get_history_image(image_md5="history_nothex")
                 self.assertEqual(cm.exception.code, "invalid_image_id")
 
-    async def test_every_request_carries_its_deadline(self):
+    async def test_every_request_carries_its_deadline_and_the_callers_headers(self):
         timeout = 7.5
         for transport, client in self.clients.items():
             with self.subTest(transport):
                 rid = _env.random_id("deadline")
                 before = datetime.now(timezone.utc)
+                trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
                 with self.assertRaises(WorkerError):
-                    await client.metadata(request_id=rid, id="artifact:" + rid, timeout=timeout)
+                    await client.metadata(request_id=rid, id="artifact:" + rid, timeout=timeout,
+                                          headers={"traceparent": trace, "Reply-To": "not.mine", HEADER_DEADLINE: "never"})
                 after = datetime.now(timezone.utc)
                 stored = await self.js.get_last_msg(STREAM, Subjects.METADATA)
                 self.assertEqual(stored.headers.get("Nats-Msg-Id"), rid)
+                self.assertEqual(stored.headers.get("traceparent"), trace)  # a caller's header goes along
+                self.assertTrue(stored.headers["Reply-To"].startswith("_INBOX."), stored.headers)  # the client's own win
                 deadline = parse_deadline(stored.headers[HEADER_DEADLINE])
                 self.assertLessEqual(before.timestamp() + timeout - 0.002, deadline.timestamp())
                 self.assertLessEqual(deadline.timestamp(), after.timestamp() + timeout)

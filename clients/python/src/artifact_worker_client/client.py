@@ -51,6 +51,9 @@ _RECONNECT_POLL = 0.25
 _RECONNECTED = object()
 _FRONT_UNAVAILABLE = "the worker could not store it (JetStream did not acknowledge it in time; it may be stored)"
 
+#: Headers the client sets itself: a caller's are dropped.
+_OWN_HEADERS = frozenset((HEADER_MSG_ID, HEADER_REPLY_TO, HEADER_CLAIM_CHECK, HEADER_DEADLINE))
+
 #: Failures of one attempt at storing a request that may pass (a stream leader being elected, a
 #: reconnect): the attempt is made again until the call's deadline.
 _TRANSIENT = (
@@ -142,38 +145,43 @@ class WorkerClient:
 
     # One method per subject. A request is a mapping, keyword arguments, or both.
 
-    async def get_artifact(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, **fields: Any) -> dict:
+    async def get_artifact(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, headers: Optional[Mapping[str, str]] = None, **fields: Any) -> dict:
         """tool.get_artifact. Without ``media`` (absent or None) it asks for ``"assembly"``: the media
         comes once, in ``assembly``, ready for the model (and ``assemble_turn``); ``imageUrl`` and
         ``file`` are absent. Ask for ``media="result"`` or ``"both"`` to read them."""
-        return await self.call(Subjects.GET_ARTIFACT, _with_media(request, fields), timeout=timeout)
+        return await self.call(Subjects.GET_ARTIFACT, _with_media(request, fields), timeout=timeout, headers=headers)
 
-    async def get_history_image(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, **fields: Any) -> dict:
+    async def get_history_image(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, headers: Optional[Mapping[str, str]] = None, **fields: Any) -> dict:
         """tool.get_history_image; like get_artifact, ``media`` defaults to ``"assembly"``
         (``content`` is then absent)."""
-        return await self.call(Subjects.GET_HISTORY_IMAGE, _with_media(request, fields), timeout=timeout)
+        return await self.call(Subjects.GET_HISTORY_IMAGE, _with_media(request, fields), timeout=timeout, headers=headers)
 
-    async def file_written(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, **fields: Any) -> dict:
+    async def file_written(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, headers: Optional[Mapping[str, str]] = None, **fields: Any) -> dict:
         """workspace.file_written: ``{"ok": True, "artifactId": "ws:...", "path": ...}``."""
-        return await self.call(Subjects.FILE_WRITTEN, {**(request or {}), **fields}, timeout=timeout)
+        return await self.call(Subjects.FILE_WRITTEN, {**(request or {}), **fields}, timeout=timeout, headers=headers)
 
-    async def preprocess(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, **fields: Any) -> dict:
+    async def preprocess(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, headers: Optional[Mapping[str, str]] = None, **fields: Any) -> dict:
         """context.preprocess: ``{"messages": [...], "stats": {...}}``."""
-        return await self.call(Subjects.PREPROCESS, {**(request or {}), **fields}, timeout=timeout)
+        return await self.call(Subjects.PREPROCESS, {**(request or {}), **fields}, timeout=timeout, headers=headers)
 
-    async def metadata(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, **fields: Any) -> dict:
+    async def metadata(self, request: Optional[Mapping[str, Any]] = None, /, *, timeout: Optional[float] = None, headers: Optional[Mapping[str, str]] = None, **fields: Any) -> dict:
         """artifact.metadata: the chat panel's metadata of an artifact or workspace file."""
-        return await self.call(Subjects.METADATA, {**(request or {}), **fields}, timeout=timeout)
+        return await self.call(Subjects.METADATA, {**(request or {}), **fields}, timeout=timeout, headers=headers)
 
-    async def call(self, subject: str, request: Mapping[str, Any], *, timeout: Optional[float] = None) -> Any:
+    async def call(self, subject: str, request: Mapping[str, Any], *, timeout: Optional[float] = None,
+                   headers: Optional[Mapping[str, str]] = None) -> Any:
         """Sends request (a mapping; a request_id is added when it has none) on subject and returns
-        the reply's result. Raises WorkerError for ok=false (DuplicateRequestError, ExpiredError
-        for their codes), WorkerTimeoutError, StoreError."""
+        the reply's result. ``timeout``: seconds (default the client's), sent as the deadline.
+        ``headers``: more request headers, stored with the request (``traceparent`` and
+        ``tracestate`` for W3C trace context); the client's own (``Nats-Msg-Id``, ``Reply-To``,
+        ``Claim-Check``, the deadline) win. Raises WorkerError for ok=false
+        (DuplicateRequestError, ExpiredError for their codes), WorkerTimeoutError, StoreError,
+        ClaimCheckError."""
         req = dict(request)
         if not req.get("request_id"):
             req["request_id"] = new_request_id()
         rid = req["request_id"]
-        raw = await self.call_raw(subject, json.dumps(req, ensure_ascii=False).encode(), timeout=timeout, request_id=rid)
+        raw = await self.call_raw(subject, json.dumps(req, ensure_ascii=False).encode(), timeout=timeout, request_id=rid, headers=headers)
         reply = json.loads(raw)
         if reply.get("ok"):
             return reply.get("result")
@@ -184,14 +192,15 @@ class WorkerClient:
             raise ExpiredError(error, reply.get("request_id") or rid, subject)
         raise WorkerError(error, reply.get("request_id") or rid, subject)
 
-    async def call_raw(self, subject: str, body: bytes, *, timeout: Optional[float] = None, request_id: Optional[str] = None) -> bytes:
+    async def call_raw(self, subject: str, body: bytes, *, timeout: Optional[float] = None, request_id: Optional[str] = None,
+                       headers: Optional[Mapping[str, str]] = None) -> bytes:
         """Sends body (JSON bytes) on subject and returns the reply's body, claim check resolved.
-        request_id (default: the body's) becomes the ``Nats-Msg-Id``."""
+        request_id (default: the body's) becomes the ``Nats-Msg-Id``; headers as for call."""
         timeout = self.timeout if timeout is None else timeout
         if request_id is None:
             request_id = _request_id_of(body)
         call = _Call(self, subject, request_id, timeout)
-        return await call.run(body)
+        return await call.run(body, headers or {})
 
     async def claims(self):
         """The claim-check bucket, opened once (created with a 1 h TTL only if no worker made it yet)."""
@@ -270,7 +279,7 @@ class _Call:
     def remaining(self) -> float:
         return self.deadline - self.loop.time()
 
-    async def run(self, body: bytes) -> bytes:
+    async def run(self, body: bytes, extra: Mapping[str, str]) -> bytes:
         nc = self.c.nc
         inbox = nc.new_inbox()
         replies: asyncio.Queue = asyncio.Queue()
@@ -280,7 +289,8 @@ class _Call:
 
         sub = await nc.subscribe(inbox, cb=on_reply)
         try:
-            headers = {HEADER_DEADLINE: deadline_header(self.wall_deadline)}
+            headers = {k: v for k, v in extra.items() if k not in _OWN_HEADERS}
+            headers[HEADER_DEADLINE] = deadline_header(self.wall_deadline)
             if self.request_id:
                 headers[HEADER_MSG_ID] = self.request_id
             try:
