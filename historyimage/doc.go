@@ -1,5 +1,5 @@
 // Package historyimage keeps old media out of conversation contexts: the worker's side of
-// context.preprocess and tool.get_history_image (seed 002, "history image processing"),
+// context.preprocess and tool.get_history_image (docs/design.md, "History images"),
 // extended to every dialect the worker assembles and to tool results.
 //
 // Every image or document a context carries is paid for again on every turn, and in an agent
