@@ -14,14 +14,19 @@
 //     "大小: 1.2 MB", the routing design's closing sentence; "[Cannot read] …" in English); content that exists but
 //     cannot be processed is the routing design's "[文件处理失败: a.pdf]" description.
 //   - Assemble turns a ContentRouteResult into the tool-result parts of a dialect (AssembleText: a
-//     text-only tool result, which error replies use; AssembleImage: a history image):
-//     openai-chat (a string tool message plus, for media, one user message that carries it),
-//     openai-responses, anthropic, gemini, bedrock-converse or langchain (ParseDialect is the one
-//     validator of dialect names; DialectCarries says what each can hold). For gemini the model
-//     decides where media goes (Formats.ToolResultMedia): inside the functionResponse (Gemini 3)
-//     or in a follow-up user content (older models, the default).
+//     text-only tool result, which error replies use; AssembleImage: a history image), as the
+//     dialect's entry in package dialects builds them: openai-chat (a string tool message plus,
+//     for media, one user message that carries it, after an assistant message for an
+//     ordering-strict provider), openai-responses, anthropic, gemini, bedrock-converse, langchain
+//     or langchain-js (ParseDialect is the one validator of dialect names; DialectCarries says what
+//     each can hold). For gemini the model decides where media goes (Formats.ToolResultMedia):
+//     inside the functionResponse (Gemini 3) or in a follow-up user content (older models, the
+//     default). The notes it adds are in the locale it is given; nothing is inferred from text.
 //   - EstimateUsage (ImageUsage, TextUsage) estimates the input tokens of what is sent against the
-//     same media as base64 text.
+//     same media as base64 text, with the token rule of the model's provider (Formats.Tokens),
+//     else the dialect's.
+//
+// Every sentence a user or model reads comes from the message catalogue (package messages).
 //
 // What a model accepts is its Formats (per modality, with image limits; the registry's formats):
 // Route sends image_url or file only for an accepted format the dialect carries, and fits images

@@ -384,8 +384,9 @@ export interface ImageInfo {
 
 /**
  * Usage estimates the input tokens of what is sent, against the same bytes sent as base64 text
- * (docs/providers.md formulas; 0.71 tokens per base64 character). The estimates are for the
- * dialect's provider; text counts 4 ASCII characters or 1 other character per token.
+ * (docs/providers.md formulas; 0.71 tokens per base64 character). The estimates are for the model's
+ * provider in every dialect (the dialect's provider when the model's is not known); text counts 4
+ * ASCII characters or 1 other character per token.
  */
 export interface Usage {
   /**

@@ -237,7 +237,8 @@ class ImageInfo(TypedDict):
 class Usage(TypedDict):
     """Usage estimates the input tokens of what is sent, against the same bytes sent as base64 text
     (docs/providers.md formulas; 0.71 tokens per base64 character). The estimates are for the
-    dialect's provider; text counts 4 ASCII characters or 1 other character per token.
+    model's provider in every dialect (the dialect's provider when the model's is not known);
+    text counts 4 ASCII characters or 1 other character per token.
     """
 
     inputTokens: int
