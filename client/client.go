@@ -168,15 +168,31 @@ func (c *Client) store(ctx context.Context, subject, requestID string, hdr nats.
 	fail := func(attempts int, err error) (*jetstream.PubAck, int, error) {
 		return nil, attempts, &CallError{Subject: subject, RequestID: requestID, Stage: StageStore, Attempts: attempts, Err: err}
 	}
+	// A claim-checked body is stored once: every attempt publishes the same message, so whichever
+	// attempt JetStream kept names the one claim, and no attempt leaves another behind.
+	var msg *nats.Msg
 	for attempt := 0; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, storeAttempt)
-		msg, err := c.claims.Prepare(actx, subject, hdr, body)
+		var err error
+		if msg == nil {
+			msg, err = c.claims.Prepare(actx, subject, hdr, body)
+			if err != nil {
+				msg = nil
+			}
+		}
 		var ack *jetstream.PubAck
 		if err == nil {
 			ack, err = c.js.PublishMsg(actx, msg)
 		}
 		cancel()
 		if err == nil {
+			if name := msg.Header.Get(contracts.HeaderClaimCheck); name != "" && ack.Duplicate && attempt == 0 {
+				// Not stored: JetStream holds another sender's request with this request_id, which
+				// names its own claim. Nobody will read this one.
+				dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				_ = c.claims.Delete(dctx, name)
+				cancel()
+			}
 			return ack, attempt + 1, nil
 		}
 		if requestID == "" || !transient(err) {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/natstest"
@@ -57,5 +59,42 @@ func TestCallSendsDeadlineAndReportsExpired(t *testing.T) {
 	var wire *contracts.Error
 	if !errors.Is(err, client.ErrExpired) || !errors.As(err, &wire) || wire.Code != contracts.CodeExpired {
 		t.Fatalf("Call: %v, want ErrExpired wrapping the expired wire error", err)
+	}
+}
+
+// A claim-checked request sent again with the same request_id is not stored again, and the body the
+// second call put into the claim-check bucket is deleted; the first call's stays for the worker.
+func TestDuplicateClaimCheckedRequestLeavesNoClaim(t *testing.T) {
+	s := natstest.Start(t)
+	nc := natstest.Connect(t, s)
+	ctx := context.Background()
+	js, _ := jetstream.New(nc)
+	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := claimcheck.Bind(ctx, js, nc.MaxPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"request_id":"big-dup","padding":"` + strings.Repeat("p", 2<<20) + `"}`)
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	// No worker runs: the first call is stored and waits in vain.
+	if _, err := c.CallRaw(short, contracts.SubjectGetArtifact, body); !errors.Is(err, client.ErrNoReply) {
+		t.Fatalf("first call: %v, want ErrNoReply", err)
+	}
+	first, _, err := claims.Usage(ctx)
+	if err != nil || first < 2<<20 {
+		t.Fatalf("after the first call the bucket holds %d bytes (%v), want its claim", first, err)
+	}
+	if _, err := c.CallRaw(ctx, contracts.SubjectGetArtifact, body); !errors.Is(err, client.ErrDuplicate) {
+		t.Fatalf("second call: %v, want ErrDuplicate", err)
+	}
+	if after, _, _ := claims.Usage(ctx); after != first {
+		t.Errorf("the bucket holds %d bytes after the duplicate, want the first call's %d", after, first)
 	}
 }
