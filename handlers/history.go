@@ -76,7 +76,7 @@ func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, err
 	if caps, ok, err := h.target(r); err != nil {
 		return nil, err
 	} else if ok {
-		opts.Readable = func(kind string) bool { return caps.Has(capabilityFor(kind)) }
+		opts.Readable = func(kind string) bool { return caps.Has(routing.NeededCapability(kind)) }
 		opts.Describe = func(d historyimage.Described) string {
 			return routing.DescribeHistoryMedia(loc, d.Placeholder, d.Filename, d.MIME, d.Size)
 		}
@@ -103,19 +103,6 @@ func (h *Preprocess) target(r contracts.PreprocessRequest) (routing.Capabilities
 		return routing.NewCapabilities(h.Capabilities.Capabilities(r.ServiceID)...), true, nil
 	}
 	return routing.Capabilities{}, false, nil
-}
-
-// capabilityFor is the capability a model needs to read media of a kind.
-func capabilityFor(kind string) string {
-	switch kind {
-	case contracts.BinaryImage:
-		return contracts.CapVision
-	case contracts.BinaryAudio:
-		return contracts.CapAudio
-	case contracts.BinaryVideo:
-		return contracts.CapVideo
-	}
-	return contracts.CapFile
 }
 
 // encodePreprocess writes a contracts.PreprocessResult around messages, the valid JSON Preprocess
@@ -280,7 +267,7 @@ func (h *GetHistoryImage) capabilities(r contracts.GetHistoryImageRequest, need 
 // request's dialect; Content holds one block {"type":"file"|"audio"|"video","mime_type","base64"}
 // when the medium is sent.
 func (h *GetHistoryImage) file(ctx context.Context, r contracts.GetHistoryImageRequest, md5 string, img historyimage.Image, kind, loc, dia, med string, formats routing.Formats) (any, error) {
-	caps, err := h.capabilities(r, capabilityFor(kind))
+	caps, err := h.capabilities(r, routing.NeededCapability(kind))
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/mediaformat"
 	"github.com/agentworks/artifact-worker/messages"
 	"github.com/agentworks/artifact-worker/tooldefs"
 )
@@ -298,13 +299,11 @@ func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// parseDataURL splits "data:<mime>;base64,<data>".
+// parseDataURL splits "data:<mime>;base64,<data>" (mediaformat.CutDataURL) and decodes the data.
 func parseDataURL(u string) (string, []byte, error) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	meta, b64, ok2 := strings.Cut(rest, ",")
-	mime, isB64 := strings.CutSuffix(meta, ";base64")
-	if !ok || !ok2 || !isB64 {
-		return "", nil, errors.New("image is not a base64 data URL")
+	mime, b64, err := mediaformat.CutDataURL(u)
+	if err != nil {
+		return "", nil, fmt.Errorf("image is not a base64 data URL: %w", err)
 	}
 	data, err := base64.StdEncoding.DecodeString(b64)
 	return mime, data, err

@@ -5,8 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentworks/artifact-worker/mediaformat"
 )
 
 // mediaKeys are the object keys whose string values carry base64 media in the wire formats the
@@ -101,13 +104,10 @@ func describeMedia(quoted []byte, key string) ([]byte, bool) {
 		}
 	}
 	mime, payload := "", s
-	if rest, ok := strings.CutPrefix(s, "data:"); ok {
-		m, p, ok := strings.Cut(rest, ";base64,")
-		if !ok || strings.ContainsAny(m, ",\"") {
-			return nil, false
-		}
+	switch m, p, err := mediaformat.CutDataURL(s); {
+	case err == nil:
 		mime, payload = m, p
-	} else if !mediaKeys[key] {
+	case !errors.Is(err, mediaformat.ErrNotDataURL) || !mediaKeys[key]:
 		return nil, false
 	}
 	data, err := base64.StdEncoding.DecodeString(payload)

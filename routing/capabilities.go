@@ -46,8 +46,9 @@ func (c Capabilities) Names() []string {
 	return names
 }
 
-// neededCapability is the capability a model needs to read an artifact of the given kind.
-func neededCapability(kind string) string {
+// NeededCapability is the capability a model needs to read an artifact of the given kind
+// (KindText or a contracts.Binary* kind): documents and other binaries travel as file parts.
+func NeededCapability(kind string) string {
 	switch kind {
 	case KindText:
 		return contracts.CapText

@@ -98,7 +98,7 @@ func Route(in Input) contracts.ContentRouteResult {
 	if !det.IsText {
 		res.Metadata.BinaryType = det.Kind
 	}
-	need := neededCapability(det.Kind)
+	need := NeededCapability(det.Kind)
 
 	formats := in.Formats.orDefault()
 	switch {
