@@ -29,42 +29,6 @@ func (o *object) get(k string) (any, bool) {
 	return v, ok
 }
 
-func (o *object) delete(k string) {
-	if _, ok := o.vals[k]; !ok {
-		return
-	}
-	delete(o.vals, k)
-	for i, key := range o.keys {
-		if key == k {
-			o.keys = append(o.keys[:i], o.keys[i+1:]...)
-			break
-		}
-	}
-}
-
-// clone copies o and every object and array inside it.
-func (o *object) clone() *object {
-	out := newObject()
-	for _, k := range o.keys {
-		out.set(k, cloneValue(o.vals[k]))
-	}
-	return out
-}
-
-func cloneValue(v any) any {
-	switch x := v.(type) {
-	case *object:
-		return x.clone()
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneValue(e)
-		}
-		return out
-	}
-	return v
-}
-
 // keyRank orders the keywords of a generated schema node; keys not listed follow, in the order
 // they were set.
 var keyRank = []string{
