@@ -84,6 +84,14 @@ func schemas() (map[string]*jsonschema.Resolved, error) {
 // Validate checks the JSON document raw against the schema file name (reply.json,
 // get_artifact.result.json, ...).
 func Validate(name string, raw []byte) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	return validate(name, v)
+}
+
+func validate(name string, v any) error {
 	all, err := schemas()
 	if err != nil {
 		return err
@@ -91,10 +99,6 @@ func Validate(name string, raw []byte) error {
 	rs, ok := all[name]
 	if !ok {
 		return fmt.Errorf("no schema %s", name)
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return fmt.Errorf("not JSON: %w", err)
 	}
 	if err := rs.Validate(v); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -105,19 +109,20 @@ func Validate(name string, raw []byte) error {
 // CheckReply checks a reply to subject: the envelope against reply.json (error replies, with their
 // error.assembly, included) and an ok reply's result against the subject's result schema.
 func CheckReply(subject string, raw []byte) error {
-	if err := Validate(replySchema, raw); err != nil {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if err := validate(replySchema, v); err != nil {
 		return err
 	}
-	var rep contracts.Reply
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		return err
-	}
-	if !rep.OK {
+	rep, _ := v.(map[string]any) // reply.json: an object
+	if ok, _ := rep["ok"].(bool); !ok {
 		return nil
 	}
 	name, ok := ResultSchemas[subject]
 	if !ok {
 		return errors.New("no result schema for subject " + subject)
 	}
-	return Validate(name, rep.Result)
+	return validate(name, rep["result"])
 }
