@@ -81,7 +81,9 @@ type GetArtifactRequest struct {
 	//schema:enum Capabilities
 	Capabilities []string `json:"capabilities,omitzero"`
 	// Dialect of result.assembly. Absent: openai-chat. Anything else: invalid_request (field
-	// dialect).
+	// dialect). Letter case and surrounding spaces are ignored: the worker canonicalizes the name
+	// ("Anthropic" is anthropic) and assembly.dialect carries the canonical name; send the
+	// canonical names listed here.
 	//
 	//schema:enum Dialects
 	Dialect string `json:"dialect,omitempty"`

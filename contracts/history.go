@@ -35,7 +35,9 @@ type GetHistoryImageRequest struct {
 	//
 	//schema:enum Capabilities
 	Capabilities []string `json:"capabilities,omitzero"`
-	// Dialect of result.assembly. Absent: openai-chat.
+	// Dialect of result.assembly. Absent: openai-chat. Letter case and surrounding spaces are
+	// ignored: the worker canonicalizes the name ("Anthropic" is anthropic) and assembly.dialect
+	// carries the canonical name; send the canonical names listed here.
 	//
 	//schema:enum Dialects
 	Dialect string `json:"dialect,omitempty"`
@@ -119,9 +121,10 @@ type PreprocessRequest struct {
 	// Responses input items, Anthropic messages, Gemini contents, Bedrock Converse messages,
 	// LangChain and LangChain.js [role, content] pairs or message dicts). A context not in that
 	// shape: invalid_request naming the place (messages[3].content[1] ...). Absent: any of these
-	// shapes, as before the field existed. Media in tool results (tool messages, tool_result,
-	// function_call_output, functionResponse, toolResult) and in the worker's follow-up messages is
-	// taken out as in a person's messages.
+	// shapes, as before the field existed. Letter case and surrounding spaces are ignored (the
+	// worker canonicalizes the name); send the canonical names listed here. Media in tool results
+	// (tool messages, tool_result, function_call_output, functionResponse, toolResult) and in the
+	// worker's follow-up messages is taken out as in a person's messages.
 	//
 	//schema:enum Dialects
 	Dialect string `json:"dialect,omitempty"`

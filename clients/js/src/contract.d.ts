@@ -182,7 +182,9 @@ export interface GetArtifactRequest {
   capabilities?: Capability[];
   /**
    * Dialect of result.assembly. Absent: openai-chat. Anything else: invalid_request (field
-   * dialect).
+   * dialect). Letter case and surrounding spaces are ignored: the worker canonicalizes the name
+   * ("Anthropic" is anthropic) and assembly.dialect carries the canonical name; send the canonical
+   * names listed here.
    */
   dialect?: Dialect;
   /**
@@ -471,7 +473,11 @@ export interface GetHistoryImageRequest {
    * An unknown name: invalid_request (field capabilities).
    */
   capabilities?: Capability[];
-  /** Dialect of result.assembly. Absent: openai-chat. */
+  /**
+   * Dialect of result.assembly. Absent: openai-chat. Letter case and surrounding spaces are
+   * ignored: the worker canonicalizes the name ("Anthropic" is anthropic) and assembly.dialect
+   * carries the canonical name; send the canonical names listed here.
+   */
   dialect?: Dialect;
   /** Language of error messages. Absent: zh. */
   locale?: Locale;
@@ -606,9 +612,10 @@ export interface PreprocessRequest {
    * Responses input items, Anthropic messages, Gemini contents, Bedrock Converse messages,
    * LangChain and LangChain.js [role, content] pairs or message dicts). A context not in that
    * shape: invalid_request naming the place (messages[3].content[1] ...). Absent: any of these
-   * shapes, as before the field existed. Media in tool results (tool messages, tool_result,
-   * function_call_output, functionResponse, toolResult) and in the worker's follow-up messages is
-   * taken out as in a person's messages.
+   * shapes, as before the field existed. Letter case and surrounding spaces are ignored (the worker
+   * canonicalizes the name); send the canonical names listed here. Media in tool results (tool
+   * messages, tool_result, function_call_output, functionResponse, toolResult) and in the worker's
+   * follow-up messages is taken out as in a person's messages.
    */
   dialect?: Dialect;
   /**
