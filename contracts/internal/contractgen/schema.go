@@ -105,6 +105,7 @@ func (g *generator) document(d document) (*object, error) {
 	out := newObject()
 	out.set("$schema", "https://json-schema.org/draft/2020-12/schema")
 	out.set("$id", schemaBase+d.file)
+	out.set("$comment", "Generated from the Go types of contracts/*.go by `go generate ./contracts`: edit the Go type (doc comments, //schema: directives), not this file (contracts/README.md, \"Where the contract comes from\").")
 	out.set("title", d.title)
 	root = root.sorted()
 	for _, k := range root.keys {
