@@ -315,6 +315,9 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         err = cm.exception
         self.assertIsInstance(err, WorkerError)
         self.assertEqual((err.code, err.request_id, err.retryable, err.retry_safe), ("expired", "r-late", False, False))
+        # retry_safe follows the worker's retryable (under a new request_id), never for expired.
+        self.assertTrue(WorkerError({"code": "unavailable", "message": "m", "retryable": True}).retry_safe)
+        self.assertFalse(ExpiredError({"code": "expired", "message": "m", "retryable": True}).retry_safe)
 
     async def test_a_refused_request_is_not_retried(self):
         subject = "pytest.refused." + _env.random_id("r")
@@ -331,7 +334,7 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         finally:
             await sub.unsubscribe()
         self.assertEqual(len(calls), 1)
-        self.assertTrue(cm.exception.retry_safe)
+        self.assertFalse(cm.exception.retry_safe)
         self.assertIn("message size exceeds maximum allowed", str(cm.exception))
 
     async def test_a_full_claim_check_bucket_is_not_retried(self):

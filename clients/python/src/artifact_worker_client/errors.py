@@ -11,11 +11,12 @@ from .contract import STREAM
 class ClientError(Exception):
     """Base class of the client's errors.
 
-    ``retry_safe`` is True when the request may be sent again with the same ``request_id``
-    (``err.request_id``) without running twice: it is not known to be stored, and JetStream stores
-    a request_id at most once. False: the request_id is spent (the request was answered, or is
-    stored and will run); each error says what to do instead. (The Go client's
-    ``CallError.RetrySafe`` and the JavaScript client's ``retrySafe`` mean the same.)
+    ``retry_safe`` is True when sending the request again is safe and may succeed: after a store
+    timeout with the same ``request_id`` (``err.request_id``; JetStream stores a request_id at most
+    once), after a WorkerError the worker calls ``retryable`` with a new one (this one is spent).
+    False otherwise: the request ran or is stored and will run, it expired, it is a duplicate, or
+    JetStream refused it (it would be refused again). This is what the Go client's ``RetrySafe`` and
+    the JavaScript client's ``retrySafe`` say.
     """
 
     retry_safe = False
@@ -31,8 +32,8 @@ class WorkerError(ClientError):
 
     ``code`` is stable (contracts/README.md, "Error codes"); ``message`` is for people; ``field``
     names the offending request field or header, ``ref`` the artifact reference; ``retryable`` is
-    the worker's word that the same request may succeed later, sent with a new request_id
-    (``retry_safe`` is False: this one is spent). ``error`` is the error object as sent;
+    the worker's word that the same request may succeed later, sent with a new request_id (this one
+    is spent); ``retry_safe`` follows it. ``error`` is the error object as sent;
     ``assembly`` (tool subjects) is the tool result to give the model instead of content.
     """
 
@@ -45,6 +46,7 @@ class WorkerError(ClientError):
         self.retryable: bool = bool(error.get("retryable"))
         self.error = error
         super().__init__(f"{self.code}: {self.message}", subject=subject, request_id=request_id)
+        self.retry_safe = self.retryable and self.code not in ("expired", "duplicate_request")
 
     @property
     def assembly(self) -> Optional[dict]:
@@ -139,7 +141,5 @@ class ClaimCheckError(ClientError):
 
 class StoreError(ClientError):
     """JetStream refused to store the request (an API error other than unavailable, e.g. a body
-    over the stream's limits): it is not stored. ``retry_safe`` is True, but the same request will
-    most likely be refused again; ``__cause__`` is nats-py's error."""
-
-    retry_safe = True
+    over the stream's limits, a full claim-check bucket): it is not stored, and ``retry_safe`` is
+    False (the same request would be refused again). ``__cause__`` is nats-py's error."""
