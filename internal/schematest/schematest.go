@@ -6,11 +6,11 @@ package schematest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -18,22 +18,17 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
-// ResultSchemas names the schema of each subject's result.
-var ResultSchemas = map[string]string{
-	contracts.SubjectGetArtifact:     "get_artifact.result.json",
-	contracts.SubjectGetHistoryImage: "get_history_image.result.json",
-	contracts.SubjectFileWritten:     "file_written.result.json",
-	contracts.SubjectPreprocess:      "preprocess.result.json",
-	contracts.SubjectMetadata:        "metadata.result.json",
+// ResultSchema names the schema file of a subject's result: the subject without its first
+// element, "tool.get_artifact" -> "get_artifact.result.json".
+func ResultSchema(subject string) string {
+	_, name, _ := strings.Cut(subject, ".")
+	return name + ".result.json"
 }
 
-// RequestSchemas names the schema of each subject's request.
-var RequestSchemas = map[string]string{
-	contracts.SubjectGetArtifact:     "get_artifact.request.json",
-	contracts.SubjectGetHistoryImage: "get_history_image.request.json",
-	contracts.SubjectFileWritten:     "file_written.request.json",
-	contracts.SubjectPreprocess:      "preprocess.request.json",
-	contracts.SubjectMetadata:        "metadata.request.json",
+// RequestSchema names the schema file of a subject's request ("get_artifact.request.json").
+func RequestSchema(subject string) string {
+	_, name, _ := strings.Cut(subject, ".")
+	return name + ".request.json"
 }
 
 const replySchema = "reply.json"
@@ -54,10 +49,8 @@ func schemas() (map[string]*jsonschema.Resolved, error) {
 	loadOnce.Do(func() {
 		loaded = map[string]*jsonschema.Resolved{}
 		names := []string{replySchema}
-		for _, m := range []map[string]string{ResultSchemas, RequestSchemas} {
-			for _, n := range m {
-				names = append(names, n)
-			}
+		for _, subject := range contracts.RequestSubjects {
+			names = append(names, RequestSchema(subject), ResultSchema(subject))
 		}
 		for _, name := range names {
 			raw, err := os.ReadFile(filepath.Join(Dir(), name))
@@ -120,9 +113,5 @@ func CheckReply(subject string, raw []byte) error {
 	if ok, _ := rep["ok"].(bool); !ok {
 		return nil
 	}
-	name, ok := ResultSchemas[subject]
-	if !ok {
-		return errors.New("no result schema for subject " + subject)
-	}
-	return validate(name, rep["result"])
+	return validate(ResultSchema(subject), rep["result"])
 }

@@ -2,6 +2,8 @@ package schematest_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,13 +75,24 @@ func TestCheckReply(t *testing.T) {
 }
 
 func TestRequestSchemas(t *testing.T) {
-	if err := schematest.Validate(schematest.RequestSchemas[contracts.SubjectFileWritten], []byte(`{"request_id":"r","workspaceId":"w1","path":"a.txt","mimeType":"text/plain"}`)); err != nil {
+	if err := schematest.Validate(schematest.RequestSchema(contracts.SubjectFileWritten), []byte(`{"request_id":"r","workspaceId":"w1","path":"a.txt","mimeType":"text/plain"}`)); err != nil {
 		t.Errorf("a request in the workspace-ID design's spellings: %v", err)
 	}
-	if err := schematest.Validate(schematest.RequestSchemas[contracts.SubjectFileWritten], []byte(`{"request_id":"r","path":"a.txt","mime_type":"text/plain"}`)); err == nil {
+	if err := schematest.Validate(schematest.RequestSchema(contracts.SubjectFileWritten), []byte(`{"request_id":"r","path":"a.txt","mime_type":"text/plain"}`)); err == nil {
 		t.Error("a request without workspace_id in either spelling passed")
 	}
-	if err := schematest.Validate(schematest.RequestSchemas[contracts.SubjectGetArtifact], []byte(`{"request_id":"r","ref":"a1","dialect":"klingon"}`)); err == nil {
+	if err := schematest.Validate(schematest.RequestSchema(contracts.SubjectGetArtifact), []byte(`{"request_id":"r","ref":"a1","dialect":"klingon"}`)); err == nil {
 		t.Error("an unknown dialect passed")
+	}
+}
+
+// Every subject has its request and result schema, so its replies are checked.
+func TestEverySubjectHasSchemas(t *testing.T) {
+	for _, subject := range contracts.RequestSubjects {
+		for _, name := range []string{schematest.RequestSchema(subject), schematest.ResultSchema(subject)} {
+			if _, err := os.Stat(filepath.Join(schematest.Dir(), name)); err != nil {
+				t.Errorf("%s: %v", subject, err)
+			}
+		}
 	}
 }
