@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/schematest"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
 	"github.com/agentworks/artifact-worker/service"
 )
@@ -63,8 +64,15 @@ func TestOneAnswerToWhatIsThisFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			var httpInfo contracts.ArtifactInfo
-			err = json.NewDecoder(resp.Body).Decode(&httpInfo)
+			raw, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
+			if err == nil {
+				err = json.Unmarshal(raw, &httpInfo)
+			}
+			// The endpoint serves artifact.metadata's result: the same schema.
+			if err := schematest.Validate(schematest.ResultSchema(contracts.SubjectMetadata), raw); err != nil {
+				t.Errorf("GET metadata does not match the published schema: %v", err)
+			}
 			if err != nil || httpInfo.MimeType != f.want || httpInfo.Type != f.want {
 				t.Errorf("GET metadata: %v mimeType %q type %q, want %q", err, httpInfo.MimeType, httpInfo.Type, f.want)
 			}
