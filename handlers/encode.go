@@ -78,6 +78,14 @@ func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts
 		}
 		b = append(b, ']')
 	}
+	if a.RequestLimits != nil {
+		limits, err := json.Marshal(a.RequestLimits)
+		if err != nil {
+			return nil, fmt.Errorf("encode request limits: %w", err)
+		}
+		b = append(b, `,"requestLimits":`...)
+		b = append(b, limits...)
+	}
 	return append(b, "}}"...), nil
 }
 

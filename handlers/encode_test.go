@@ -27,8 +27,13 @@ func TestEncodeResultMatchesJSONMarshal(t *testing.T) {
 		for _, dialect := range contracts.Dialects {
 			for _, media := range []string{contracts.MediaBoth, contracts.MediaResult, contracts.MediaAssembly} {
 				res := routing.Route(in)
-				asm := routing.Assemble(res, dialect, in.Locale, routing.Formats{})
-				usage := routing.EstimateUsage(res, dialect, routing.Formats{})
+				f := routing.Formats{} // with and without the provider's per-request limits
+				if in.ID != "pdf" {
+					f = routing.DefaultFormats()
+					f.Request = contracts.RequestLimits{MaxImages: 100, MaxBytes: 32 << 20, MaxPDFPages: 100}
+				}
+				asm := routing.Assemble(res, dialect, in.Locale, f)
+				usage := routing.EstimateUsage(res, dialect, f)
 				var model *contracts.ModelDecision // with and without the registry's decision
 				if in.ID != "txt" {
 					model = &contracts.ModelDecision{DecidedBy: contracts.DecidedByRegistry, Entry: "claude-3-5-sonnet-20240620", Provider: "anthropic", ServedBy: "bedrock", Source: "catalogue"}
