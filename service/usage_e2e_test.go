@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -43,5 +44,24 @@ func TestUsageFollowsTheModelsProvider(t *testing.T) {
 				t.Errorf("requestLimits %+v, want %+v", res.Assembly.RequestLimits, tt.limits)
 			}
 		})
+	}
+}
+
+// TestStrictToolOrderingProvider: with the built-in registry, a Mistral model's openai-chat
+// assembly puts an assistant message before the user message that carries the image (Mistral
+// refuses a user message right after a tool message); another provider's does not.
+func TestStrictToolOrderingProvider(t *testing.T) {
+	t.Parallel()
+	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = "" })
+	w.PutArtifact("shot", "image/png", "shot.png", testfiles.PNG(64, 48))
+	for service, want := range map[string][]string{"pixtral-large-latest": {"assistant", "user"}, "gpt-4o": {"user"}} {
+		rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "shot", ServiceID: service, Dialect: contracts.DialectOpenAIChat, Locale: contracts.LocaleEN, Media: contracts.MediaAssembly})
+		var roles []string
+		for _, m := range res.Assembly.FollowUp {
+			roles = append(roles, m.Role)
+		}
+		if !rep.OK || !slices.Equal(roles, want) {
+			t.Errorf("%s: %+v, follow-up roles %v, want %v", service, rep.Error, roles, want)
+		}
 	}
 }
