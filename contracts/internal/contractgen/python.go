@@ -33,7 +33,7 @@ func (g *generator) python() ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s.%s: %w", t.Name(), f.goName, err)
 			}
-			line := fmt.Sprintf("    %s: %s\n", f.name, typ)
+			line := pyComment(fd.text) + fmt.Sprintf("    %s: %s\n", f.name, typ)
 			_, hasAlias := fd.get("schema", "alias")
 			if f.optional || hasAlias {
 				optional = append(optional, line)
@@ -43,7 +43,7 @@ func (g *generator) python() ([]byte, error) {
 			if v, ok := fd.get("schema", "alias"); ok {
 				for _, l := range strings.Split(v, "\n") {
 					alias, _, _ := strings.Cut(strings.TrimSpace(l), " ")
-					optional = append(optional, fmt.Sprintf("    %s: %s\n", alias, typ))
+					optional = append(optional, pyComment("Same as "+f.name+".")+fmt.Sprintf("    %s: %s\n", alias, typ))
 				}
 			}
 		}
@@ -135,5 +135,18 @@ func pyDocstring(text string) string {
 		b.WriteString("\n    ")
 	}
 	b.WriteString(`"""` + "\n\n")
+	return b.String()
+}
+
+// pyComment writes text as #: lines (the attribute docs Sphinx and IDEs read), wrapped at 100
+// columns; nothing for empty text.
+func pyComment(text string) string {
+	if text == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, l := range wrap(strings.ReplaceAll(text, "\n\n", " "), 92) {
+		b.WriteString("    #: " + l + "\n")
+	}
 	return b.String()
 }

@@ -11,6 +11,8 @@ from typing import Any, Dict, List, TypedDict, Union
 
 
 class _ReplyRequired(TypedDict):
+    #: The request's request_id. When the request had none (an invalid_request reply), the
+    #: request's Nats-Msg-Id, or "".
     request_id: str
     ok: bool
 
@@ -22,12 +24,18 @@ class Reply(_ReplyRequired, total=False):
     Consumers must ignore properties they do not know.
     """
 
+    #: Present when ok is true; its shape depends on the subject.
     result: Any
     error: ErrorObject
 
 
 class _ErrorObjectRequired(TypedDict):
+    #: Stable, for programs. New codes may be added within v1: treat an unknown code as a permanent
+    #: failure unless retryable is true.
     code: str
+    #: For people; may change. Localised (locale) for the history-image codes and for
+    #: artifact_not_found on tool.get_artifact. At most 1024 bytes: input is quoted by a short
+    #: prefix.
     message: str
 
 
@@ -36,14 +44,30 @@ class ErrorObject(_ErrorObjectRequired, total=False):
     is for people and may change.
     """
 
+    #: invalid_request: the offending request field or header (request_id, ref, dialect, Reply-To,
+    #: Claim-Check, ...); empty when the body is not JSON; for invalid UTF-8 the top-level field
+    #: (the message gives the path). At most 128 bytes.
     field: str
+    #: The artifact reference the error is about. At most 2048 bytes.
     ref: str
+    #: Sending the request again later may succeed. Within 2 minutes of the first publish, a
+    #: request with the same Nats-Msg-Id is dropped by JetStream as a duplicate: retry with a new
+    #: request_id.
     retryable: bool
+    #: tool.get_artifact and tool.get_history_image: the tool result to give the model instead of
+    #: content, in the request's dialect and locale (defaults when the request could not be read):
+    #: get_artifact: the routing design's error object as text,
+    #: {"error":"artifact_not_found","ref":"...","message":"工件不存在或已被删除"} (every
+    #: code; ref when known); get_history_image: the history-image design's text,
+    #: [{"type":"text","text":"无效的图片标识符"}] with anthropic. Absent on other
+    #: subjects.
     assembly: Assembly
 
 
 class _AssemblyRequired(TypedDict):
     dialect: str
+    #: openai-chat: a string. openai-responses: a string or a list of parts. gemini: an object.
+    #: anthropic, bedrock-converse, langchain, langchain-js: a list of blocks (possibly empty).
     toolContent: Any
 
 
@@ -67,7 +91,12 @@ class Assembly(_AssemblyRequired, total=False):
     set for openai-chat and gemini.
     """
 
+    #: openai-chat and gemini only: messages to append after every tool message (gemini: after the
+    #: content holding every functionResponse) of the turn, in call order.
     followUp: List[ChatMessage]
+    #: The limits the model's provider enforces across one request (sizes counted on base64); the
+    #: turn helpers (client.Turn, assembleTurn) keep a turn within them. Absent when the provider
+    #: sets none or is not known.
     requestLimits: RequestLimits
 
 
@@ -80,7 +109,10 @@ class ChatMessage(_ChatMessageRequired, total=False):
     list of parts), gemini has parts (a Content's parts: text and inlineData).
     """
 
+    #: A string or a list of parts (text, image_url, file with file_data, input_audio).
     content: Any
+    #: gemini: the parts of a Content, a text part and an inlineData part ({inlineData:{mimeType,
+    #: data}}, data standard base64).
     parts: Any
 
 
@@ -90,16 +122,32 @@ class RequestLimits(TypedDict, total=False):
     Sizes are counted on the media's base64 (what the request carries), which never undercounts.
     """
 
+    #: The most images one request may hold (OpenAI 500, Anthropic 100).
     maxImages: int
+    #: The most bytes of images one request may hold (OpenAI: 50 MB of images).
     maxImageBytes: int
+    #: The most bytes of media one request may hold (Anthropic: 32 MB per request; Gemini: inline
+    #: data).
     maxBytes: int
+    #: The most PDF pages one request may hold (Anthropic: 100).
     maxPdfPages: int
+    #: A request with more than manyImages images takes images with a long edge of at most
+    #: manyImagesMaxEdge pixels (Anthropic: 20, 2000).
     manyImages: int
+    #: The longest edge, in pixels, of each image of a request with more than manyImages images.
     manyImagesMaxEdge: int
 
 
 class _GetArtifactRequestRequired(TypedDict):
+    #: Caller-chosen id, unique per request. Echoed in the reply; also sent as the Nats-Msg-Id
+    #: header for de-duplication. Missing or empty: invalid_request (field request_id),
+    #: dead-lettered. At most 256 bytes of UTF-8; a wrong type, invalid UTF-8 or a longer value:
+    #: invalid_request (field request_id), dead-lettered, like a missing one. Other spellings
+    #: (requestId, ...) are refused: invalid_request naming them.
     request_id: str
+    #: "artifact:{id}", a bare id, or a workspace id "ws:{workspaceId}:{base64url(relativePath)
+    #: without padding}". Empty: invalid_request (field ref); malformed id: invalid_artifact_id;
+    #: unknown: artifact_not_found. At most 2048 bytes (longer: invalid_request).
     ref: str
 
 
@@ -108,20 +156,63 @@ class GetArtifactRequest(_GetArtifactRequestRequired, total=False):
     v1).
     """
 
+    #: The agent's LLM service id in the worker's capability registry (llmservices.json). Unknown
+    #: or absent: text only. At most 256 bytes.
     service_id: str
+    #: Same as service_id.
     serviceId: str
+    #: Explicit input capabilities of the model; when present (even []), they replace the
+    #: registry's entry for service_id. An unknown name: invalid_request (field capabilities).
     capabilities: List[str]
+    #: Dialect of result.assembly. Absent: openai-chat. Anything else: invalid_request (field
+    #: dialect). Letter case and surrounding spaces are ignored: the worker canonicalizes the name
+    #: ("Anthropic" is anthropic) and assembly.dialect carries the canonical name; send the
+    #: canonical names listed here.
     dialect: str
+    #: Language of descriptions written in place of content. Absent: zh. Anything else:
+    #: invalid_request (field locale).
     locale: str
+    #: Where the reply carries the artifact's media (base64). both (default): imageUrl/file and
+    #: assembly, the media twice; result: imageUrl/file only, no assembly; assembly: assembly only,
+    #: no imageUrl/file (contentType, routing, content and metadata stay). The default keeps
+    #: callers written before this field working whichever half they read; a caller that reads one
+    #: half should ask for it, which halves the reply of an image or file. Anything else:
+    #: invalid_request (field media).
     media: str
+    #: true: a document the model cannot take as a file (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP,
+    #: EPUB) is answered with its extracted text (routing text, first line "[已提取文本]
+    #: report.pdf (artifact:...)" or "[Extracted text] ...", page, sheet, slide or chapter markers
+    #: inside, a last line when cut at EXTRACT_MAX_CHARS or stopped at EXTRACT_TIMEOUT),
+    #: metadata.extracted says what was read; a scanned PDF says it has no text layer; an encrypted
+    #: or corrupt document gets the processing-failure description, never an error. false: the
+    #: description, even when the registry entry asks for extraction. Absent: the registry entry's
+    #: extractText (default false). A model that takes the document as a file still gets the file.
     extract_text: bool
 
 
 class _GetArtifactResultRequired(TypedDict):
+    #: What the artifact is.
     contentType: str
+    #: How it reaches the model: text (content holds the text or a description), image_url
+    #: (imageUrl is set, unless the request asked for media "assembly"), file (file is set, unless
+    #: media "assembly").
     routing: str
+    #: routing text: the text byte-for-byte (contentType text), or a description in the request's
+    #: locale: the routing design's four-line template ([无法读取] {filename} (artifact:{id}) /
+    #: 类型: {friendlyType} / 大小: {size} /
+    #: 当前模型不支持读取此类文件。建议创建具备相应能力的智能体协助处理。;
+    #: English: [Cannot read] ... / Type: ... / Size: ... / The current model does not support
+    #: reading this type of file. Consider creating an agent with the required capability to handle
+    #: it.; a too-large artifact or an image format no model API accepts says so on the last line),
+    #: or, for content that exists but cannot be processed, the routing design's
+    #: [文件处理失败: {filename}]\n错误:
+    #: 无法读取文件内容\n请检查文件是否损坏 ([File processing failed:
+    #: {filename}]\nError: unable to read the file content\nPlease check whether the file is
+    #: damaged). routing image_url/file: the routing design's label 工件内容 ({filename}):
+    #: (Artifact content ({filename}):).
     content: str
     metadata: ArtifactMetadata
+    #: Estimated input tokens of what is sent, against the same media as base64 text.
     usage: Usage
 
 
@@ -136,8 +227,12 @@ class GetArtifactResult(_GetArtifactResultRequired, total=False):
 
     imageUrl: ImageURLPart
     file: FilePart
+    #: What was done to a routed image to fit the model (routing image_url): the original and the
+    #: sent format, dimensions and bytes, and the actions taken.
     imageProcessing: ImageProcessing
     assembly: Assembly
+    #: What decided which inputs the model takes: the capability registry entry that service_id
+    #: resolved to, the request's capabilities list, or nothing (text only).
     model: ModelDecision
 
 
@@ -153,6 +248,7 @@ class ImageURLPart(TypedDict):
 class ImageURL(TypedDict):
     """ImageURL holds the data URL of an ImageURLPart."""
 
+    #: data:{mime};base64,{data}
     url: str
 
 
@@ -168,14 +264,23 @@ class FileData(TypedDict):
 
     filename: str
     mimeType: str
+    #: Standard base64, no data: prefix.
     data: str
 
 
 class _ArtifactMetadataRequired(TypedDict):
+    #: Bare artifact id, or the full ws: id of a workspace file.
     id: str
+    #: The detected MIME type, the same value as mimeType (the routing design's artifact.type, the
+    #: workspace-ID design's "type": "text/javascript"). Contract v1 before the correction sent the
+    #: kind (text, image, ...) here: see the README's Versioning section.
     type: str
+    #: Never empty: the filename metadata, else the workspace path's last element, else the id,
+    #: else 未知文件 (unknown file).
     filename: str
+    #: Detected MIME type (content wins over a declared type it contradicts).
     mimeType: str
+    #: Bytes.
     size: int
     createdAt: str
 
@@ -187,28 +292,44 @@ class ArtifactMetadata(_ArtifactMetadataRequired, total=False):
     format.
     """
 
+    #: Category of a binary artifact, as the routing design's detectBinaryType; absent for text.
     binaryType: str
+    #: Detected format: png, jpeg, pdf, mp3, zip, elf, md, txt, ...; absent when unknown.
     format: str
+    #: Over the worker's size limit: described from its metadata, not read.
     tooLarge: bool
+    #: Confidence of the type detection.
     confidence: float
+    #: Set for workspace files.
     workspaceId: str
+    #: Set for workspace files.
     relativePath: str
+    #: Set when content holds text extracted from the document (request field extract_text, or the
+    #: registry entry's extractText).
     extracted: Extraction
 
 
 class _ExtractionRequired(TypedDict):
+    #: What the document's parts are; document: one flowing text (DOCX, ODT).
     unit: str
+    #: Parts in the document.
     total: int
+    #: Parts read before any time limit.
     read: int
+    #: Characters (Unicode code points) of document text in content.
     chars: int
 
 
 class Extraction(_ExtractionRequired, total=False):
     """Extraction says what text extraction read from a document."""
 
+    #: Characters left out by EXTRACT_MAX_CHARS.
     remaining: int
+    #: Text was left out by EXTRACT_MAX_CHARS; content's last line says how much.
     truncated: bool
+    #: EXTRACT_TIMEOUT stopped extraction after read parts.
     timedOut: bool
+    #: A PDF without a text layer (a scan): content says so.
     noText: bool
 
 
@@ -222,15 +343,21 @@ class ImageProcessing(_ImageProcessingRequired, total=False):
     (docs/providers.md limits). actions empty or absent: sent as it was.
     """
 
+    #: oriented: EXIF orientation applied; first_frame: an animated GIF reduced to its first frame;
+    #: converted: format changed; downscaled: made smaller for the model's limits; reencoded:
+    #: re-encoded as it was (metadata dropped).
     actions: List[str]
 
 
 class ImageInfo(TypedDict):
     """ImageInfo is one image's format, dimensions and size in bytes."""
 
+    #: png, jpeg, gif, webp, bmp, tiff, ...
     format: str
+    #: Pixels; 0 when the format is not decoded here.
     width: int
     height: int
+    #: Size of the encoded image (not its base64).
     bytes: int
 
 
@@ -241,13 +368,21 @@ class Usage(TypedDict):
     text counts 4 ASCII characters or 1 other character per token.
     """
 
+    #: Estimated input tokens of the assembly as sent: the text plus the media part by the
+    #: provider's formula.
     inputTokens: int
+    #: Estimated input tokens if the media's base64 were sent as text, plus the same text.
     base64TextTokens: int
+    #: base64TextTokens - inputTokens; 0 when nothing is sent but text or the media's cost is not
+    #: known.
     tokensSaved: int
+    #: How inputTokens was estimated for the media part.
     basis: str
 
 
 class _ModelDecisionRequired(TypedDict):
+    #: registry: service_id resolved to an entry; request: the request's capabilities list decided;
+    #: none: service_id resolved to no entry (or was empty), so the model is treated as text only.
     decidedBy: str
 
 
@@ -259,14 +394,31 @@ class ModelDecision(_ModelDecisionRequired, total=False):
     decision step by step.
     """
 
+    #: decidedBy registry: the entry's id, e.g. claude-3-5-sonnet-20240620 for
+    #: anthropic.claude-3-5-sonnet-20240620-v1:0.
     entry: str
+    #: decidedBy registry: the entry's provider, the model's own (openai, anthropic, google, xai,
+    #: mistral, ...).
     provider: str
+    #: decidedBy registry: the provider the name says serves the model (bedrock for
+    #: anthropic.claude-...-v1:0, vertex, openrouter, ...); its formats and limits apply when the
+    #: registry has them, else provider's.
     servedBy: str
+    #: decidedBy registry: curated (the built-in hand-curated list), catalogue (the built-in
+    #: catalogue from models.dev and LiteLLM) or file (LLM_SERVICES_FILE; `worker models explain`
+    #: names it).
     source: str
 
 
 class _GetHistoryImageRequestRequired(TypedDict):
+    #: Caller-chosen id, unique per request; echoed in the reply and sent as Nats-Msg-Id. At most
+    #: 256 bytes of UTF-8; a wrong type, invalid UTF-8 or a longer value: invalid_request (field
+    #: request_id), dead-lettered, like a missing one. Other spellings (requestId, ...) are
+    #: refused: invalid_request naming them.
     request_id: str
+    #: The hash from a [Picture:history_{md5}] placeholder: 8 to 32 hex digits, with or without the
+    #: "history_" prefix (the whole placeholder is accepted too). Not matching: error
+    #: invalid_image_id (not invalid_request). Not cached or expired: image_not_found.
     image_md5: str
 
 
@@ -275,10 +427,24 @@ class GetHistoryImageRequest(_GetHistoryImageRequestRequired, total=False):
     contract v1).
     """
 
+    #: The agent's LLM service id in the worker's capability registry: the image is fitted to the
+    #: formats and limits its model accepts (converted, downscaled), and described instead when the
+    #: model has no vision. Absent (and no capabilities): the model is taken to have vision, with
+    #: the formats of the dialect's provider. At most 256 bytes.
     service_id: str
+    #: Explicit input capabilities of the model, as in tool.get_artifact: when present (even []),
+    #: they replace the registry's entry for service_id; without vision the image is described, not
+    #: sent. An unknown name: invalid_request (field capabilities).
     capabilities: List[str]
+    #: Dialect of result.assembly. Absent: openai-chat. Letter case and surrounding spaces are
+    #: ignored: the worker canonicalizes the name ("Anthropic" is anthropic) and assembly.dialect
+    #: carries the canonical name; send the canonical names listed here.
     dialect: str
+    #: Language of error messages. Absent: zh.
     locale: str
+    #: Where the reply carries the image. both (default): content and assembly, the image twice;
+    #: result: content only, no assembly; assembly: assembly only, no content. Anything else:
+    #: invalid_request (field media).
     media: str
 
 
@@ -294,6 +460,7 @@ class GetHistoryImageResult(_GetHistoryImageResultRequired, total=False):
     """
 
     content: List[HistoryImageBlock]
+    #: What was done to fit the image to the model; absent when it is not sent.
     imageProcessing: ImageProcessing
     assembly: Assembly
 
@@ -304,13 +471,24 @@ class HistoryImageBlock(TypedDict):
     "audio", video as "video".
     """
 
+    #: image for a [Picture:history_...] placeholder; file (a document such as a PDF), audio or
+    #: video for a [File:history_...] one.
     type: str
     mime_type: str
+    #: The medium's data: an image fitted to the model (as it was in the context when it goes as it
+    #: is), a file exactly as it was in the context (standard base64, no data: prefix).
     base64: str
 
 
 class _FileWrittenRequestRequired(TypedDict):
+    #: Caller-chosen id, unique per event; echoed in the reply and sent as Nats-Msg-Id. At most 256
+    #: bytes of UTF-8; a wrong type, invalid UTF-8 or a longer value: invalid_request (field
+    #: request_id), dead-lettered, like a missing one. Other spellings (requestId, ...) are
+    #: refused: invalid_request naming them.
     request_id: str
+    #: Path relative to the workspace root. Backslashes become '/', '.' segments are dropped.
+    #: Absolute, escaping the root (..), or containing control characters: path_traversal_blocked
+    #: or invalid_path.
     path: str
 
 
@@ -322,15 +500,27 @@ class FileWrittenRequest(_FileWrittenRequestRequired, total=False):
     content_base64.
     """
 
+    #: Workspace id: 1 to 128 characters of [A-Za-z0-9_-].
     workspace_id: str
+    #: Same as workspace_id.
     workspaceId: str
+    #: MIME type of the file; becomes the object's Content-Type. Missing or empty: error
+    #: missing_mime_type (not invalid_request). At most 255 bytes of printable ASCII (else
+    #: invalid_request).
     mime_type: str
+    #: Same as mime_type.
     mimeType: str
+    #: Agent that wrote the file; recorded in meta.modifiedBy. At most 256 bytes.
     agent_id: str
+    #: Same as agent_id.
     agentId: str
+    #: Conversation message that caused the write; recorded in meta.modifiedBy. At most 256 bytes.
     message_id: str
+    #: Same as message_id.
     messageId: str
+    #: The file inline, as UTF-8 text.
     content: str
+    #: The file inline, as standard base64.
     content_base64: str
 
 
@@ -339,13 +529,27 @@ class FileWrittenResult(TypedDict):
     write_file tool result.
     """
 
+    #: Always true (failures are error replies).
     ok: bool
+    #: ws:{workspaceId}:{base64url(path)}: the id to pass to tool.get_artifact and
+    #: artifact.metadata.
     artifactId: str
+    #: The normalised relative path.
     path: str
 
 
 class _PreprocessRequestRequired(TypedDict):
+    #: Caller-chosen id, unique per request; echoed in the reply and sent as Nats-Msg-Id. At most
+    #: 256 bytes of UTF-8; a wrong type, invalid UTF-8 or a longer value: invalid_request (field
+    #: request_id), dead-lettered, like a missing one. Other spellings (requestId, ...) are
+    #: refused: invalid_request naming them.
     request_id: str
+    #: The conversation, oldest first, in the shape of dialect. Without a dialect, each message is
+    #: a [role, content] pair (LangChain style), an object with a role (other keys kept), an OpenAI
+    #: Responses item with a type, or a Gemini content with parts; roles "human" and "user" are
+    #: person's (or tool-result) turns, "assistant", "ai" and "model" the model's. A person's or
+    #: tool's content is a string, null, or a list of parts. Anything else: invalid_request naming
+    #: the message.
     messages: Any
 
 
@@ -355,14 +559,44 @@ class PreprocessRequest(_PreprocessRequestRequired, total=False):
     Contexts are often larger than one NATS message: they then travel by claim check.
     """
 
+    #: The shape of messages: that dialect's native message list (OpenAI chat messages, OpenAI
+    #: Responses input items, Anthropic messages, Gemini contents, Bedrock Converse messages,
+    #: LangChain and LangChain.js [role, content] pairs or message dicts). A context not in that
+    #: shape: invalid_request naming the place (messages[3].content[1] ...). Absent: any of these
+    #: shapes, as before the field existed. Letter case and surrounding spaces are ignored (the
+    #: worker canonicalizes the name); send the canonical names listed here. Media in tool results
+    #: (tool messages, tool_result, function_call_output, functionResponse, toolResult) and in the
+    #: worker's follow-up messages is taken out as in a person's messages.
     dialect: str
+    #: How many of the latest turns keep their media (a turn is what one model call adds: a
+    #: person's message, or the tool results and follow-ups after a model message); the latest
+    #: person's message keeps its media too while this is at least 1. 0: every medium the target
+    #: can read goes, the latest included. Absent: the worker's HISTORY_KEEP_TURNS (default 1).
     keep_turns: int
+    #: The model the context goes to, in the worker's capability registry (as for
+    #: tool.get_artifact): media of a kind it cannot read (images without vision, PDFs without
+    #: file, audio, video) is replaced everywhere, the latest turn included, by the routing
+    #: design's description naming the placeholder that fetches it back. Absent (and no
+    #: capabilities): every kind is taken to be readable. At most 256 bytes.
     service_id: str
+    #: Explicit input capabilities of the target model, as in tool.get_artifact: when present (even
+    #: []), they replace the registry's entry for service_id. An unknown name: invalid_request
+    #: (field capabilities).
     capabilities: List[str]
+    #: Language of human-readable text. Absent: zh.
     locale: str
 
 
 class _PreprocessResultRequired(TypedDict):
+    #: The context in the shape it came in. In turns older than keep_turns (and not the latest
+    #: person's message), inline base64 media (images, PDFs, audio, video) in person's messages,
+    #: tool results and follow-ups whose bytes are media of the declared kind are cached with the
+    #: detected MIME type and replaced by a text part of the dialect ({"type":"text"},
+    #: {"type":"input_text"} or {"text"}) holding [Picture:history_{md5}] (images) or
+    #: [File:history_{md5}] (other media); inside a Gemini functionResponse the part leaves
+    #: functionResponse.parts and the text part follows the functionResponse. Media the target
+    #: cannot read is replaced everywhere by a description naming the placeholder. Everything else,
+    #: the parts listed in left_alone included, is unchanged.
     messages: Any
     stats: PreprocessStats
 
@@ -372,34 +606,61 @@ class PreprocessResult(_PreprocessResultRequired, total=False):
     by claim check.
     """
 
+    #: Parts left as they were although they were looked at: malformed (no data, a data URL that is
+    #: not base64, base64 that does not decode), bytes that are not media or contradict the
+    #: declared kind, an unknown part type, over MAX_ARTIFACT_BYTES. Absent when there are none.
     left_alone: List[LeftAlonePart]
+    #: What was done to keep the request within the target provider's per-request limits (images,
+    #: bytes, PDF pages per request; the dialect's provider's, or service_id's): media of the kept
+    #: turns taken out (cached, replaced by their placeholder, oldest first), Bedrock document
+    #: names made unique; each with its path and why. Absent when nothing was needed.
     over_limits: List[LeftAlonePart]
 
 
 class PreprocessStats(TypedDict):
     """PreprocessStats reports what preprocessing removed from the context."""
 
+    #: Image parts replaced (by a placeholder or a description).
     images_replaced: int
+    #: Characters of base64 data taken out of the context.
     bytes_removed: int
+    #: Estimated input tokens saved per later turn.
     tokens_saved_estimate: int
+    #: Media parts whose cache write failed: left in place (or, for a target that cannot read them,
+    #: described without a way back).
     cache_failures: int
+    #: Parts looked at and left in place, unchanged: the entries of left_alone.
     parts_skipped: int
+    #: Document (PDF), audio and video parts replaced.
     files_replaced: int
+    #: Of the parts replaced, those replaced by a description because the target model cannot read
+    #: their kind.
     media_described: int
+    #: Media of the kept turns taken out (cached, replaced by their placeholder) to keep the
+    #: request within the target provider's per-request limits (over_limits says which).
     media_over_limits: int
 
 
 class LeftAlonePart(TypedDict):
     """LeftAlonePart is a part of the context that context.preprocess looked at and left as it was."""
 
+    #: JSON path in messages: messages[3].content[0].content[1].
     path: str
+    #: Why: malformed base64, a declared type its bytes contradict, an unknown part type, over the
+    #: size limit.
     reason: str
 
 
 class MetadataRequest(TypedDict):
     """MetadataRequest is the body of a request published on artifact.metadata (wire contract v1)."""
 
+    #: Caller-chosen id, unique per request; echoed in the reply and sent as Nats-Msg-Id. At most
+    #: 256 bytes of UTF-8; a wrong type, invalid UTF-8 or a longer value: invalid_request (field
+    #: request_id), dead-lettered, like a missing one. Other spellings (requestId, ...) are
+    #: refused: invalid_request naming them.
     request_id: str
+    #: An artifact id (bare or "artifact:{id}") or a workspace id
+    #: "ws:{workspaceId}:{base64url(path)}". At most 2048 bytes (longer: invalid_request).
     id: str
 
 
@@ -410,12 +671,23 @@ class MetadataResult(TypedDict):
     """
 
     id: str
+    #: The artifact's MIME type, the same value as mimeType, as in the workspace-ID design's
+    #: example ("type": "text/javascript"). Contract v1 before the correction sent the kind (text,
+    #: image, ...) here: see the README's Versioning section.
     type: str
+    #: Display name (the filename).
     name: str
+    #: First write.
     createdAt: str
+    #: Latest write.
     updatedAt: str
     meta: MetadataMeta
+    #: The artifact's MIME type as tool.get_artifact detects it from the same bytes
+    #: (metadata.mimeType there): bytes that contradict the declared type (the workspace file's
+    #: recorded type, else the object's Content-Type) are reported as what they are. Over the size
+    #: limit, not read: the declared type.
     mimeType: str
+    #: Bytes.
     size: int
 
 
@@ -426,8 +698,11 @@ class _MetadataMetaRequired(TypedDict):
 class MetadataMeta(_MetadataMetaRequired, total=False):
     """ArtifactMeta holds the per-file details of an ArtifactInfo."""
 
+    #: Workspace files only.
     workspaceId: str
+    #: Workspace files only.
     relativePath: str
+    #: Workspace files only: one entry per write, oldest first, the most recent N kept.
     modifiedBy: List[Modification]
 
 
@@ -440,6 +715,7 @@ class Modification(_ModificationRequired, total=False):
     """Modification records one write of a workspace file."""
 
     messageId: str
+    #: The workspace.file_written request that recorded this write.
     requestId: str
 
 
