@@ -139,6 +139,16 @@ func TestResolveRealNames(t *testing.T) {
 		{"openrouter/google/gemini-2.5-flash:free", "gemini-2.5-flash", "google", "openrouter", true},
 		{"anthropic/claude-3.7-sonnet:thinking", "claude-3.7-sonnet", "anthropic", "anthropic", true},
 		{"~anthropic/claude-opus-4-5", "claude-opus-4-5", "anthropic", "anthropic", true},
+		// provider:model, as LangChain's init_chat_model, Pydantic AI and the AI SDK's provider
+		// registry write it: the provider is a prefix, not a gateway variant.
+		{"openai:gpt-4o", "gpt-4o", "openai", "openai", true},
+		{"anthropic:claude-sonnet-4-5", "claude-sonnet-4-5", "anthropic", "anthropic", true},
+		{"google-gla:gemini-2.5-flash", "gemini-2.5-flash", "google", "google", true},
+		{"google_genai:gemini-2.5-pro", "gemini-2.5-pro", "google", "google", true},
+		{"bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0", "claude-sonnet-4", "anthropic", "bedrock", true},
+		{"mistral:pixtral-large-latest", "pixtral-large-latest", "mistral", "mistral", true},
+		{"openrouter:google/gemini-2.5-flash:free", "gemini-2.5-flash", "google", "openrouter", true},
+		{"deepseek:deepseek-chat", "deepseek-chat", "deepseek", "deepseek", false},
 		// Text-only models stay text only.
 		{"deepseek-chat", "deepseek-chat", "deepseek", "", false},
 		{"deepseek/deepseek-reasoner", "deepseek-reasoner", "deepseek", "deepseek", false},

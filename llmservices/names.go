@@ -13,8 +13,11 @@ import "strings"
 //
 //  1. fine-tune: "ft:BASE:org:..." → BASE
 //  2. gateway alias: a leading "~" is dropped ("~anthropic/claude-sonnet-latest")
-//  3. gateway variant: a trailing ":word" is dropped (":free", ":thinking", ":beta", ":extended");
-//     a word starts with a letter, so Bedrock's ":0" stays
+//  3. gateway variant: a trailing ":word" of letters only is dropped (":free", ":thinking",
+//     ":beta", ":extended"), so Bedrock's ":0" stays
+//  3a. provider:model, as LangChain's init_chat_model, Pydantic AI and the AI SDK's provider
+//     registry write it: a leading "provider:" (letters, digits, "-", "_") before a name that
+//     starts with a letter is dropped ("openai:gpt-4o", "google-gla:gemini-2.5-flash")
 //  4. Vertex: "@20251101" and "@latest" become "-20251101" and "-latest"; any other "@..." suffix
 //     is dropped ("@001", "@default"); an "@" followed by a "/" is a path ("workers-ai/@cf/...")
 //  5. provider prefix: the first path segment is dropped ("openrouter/google/gemini-3-pro" →
@@ -40,6 +43,7 @@ import "strings"
 // servedBy maps a first path segment to the provider it names.
 var servedBy = map[string]string{
 	"openai": "openai", "anthropic": "anthropic", "google": "google", "gemini": "google", "models": "google",
+	"google-gla": "google", "google_genai": "google", "google_vertexai": "vertex", "azure_openai": "azure",
 	"vertex_ai": "vertex", "vertex": "vertex", "google-vertex": "vertex",
 	"bedrock": "bedrock", "bedrock_converse": "bedrock", "amazon-bedrock": "bedrock",
 	"azure": "azure", "azure_ai": "azure",
@@ -86,8 +90,16 @@ func (w *walker) spelling() bool {
 	case strings.HasPrefix(s, "~"):
 		return w.set(s[1:], "gateway alias (~)")
 	}
-	if i := strings.LastIndexByte(s, ':'); i > 0 && i < len(s)-1 && isLetter(s[i+1]) {
+	if i := strings.LastIndexByte(s, ':'); i > 0 && i < len(s)-1 && allLetters(s[i+1:]) {
 		return w.setDetail(s[:i], "gateway variant", s[i:])
+	}
+	if i := strings.IndexByte(s, ':'); i > 0 && i < len(s)-1 && isProviderWord(s[:i]) && isLetter(s[i+1]) {
+		if p, ok := servedBy[s[:i]]; ok {
+			w.hintOnce(p)
+		} else {
+			w.hintOnce("")
+		}
+		return w.setDetail(s[i+1:], "provider prefix", s[:i+1])
 	}
 	if i := strings.LastIndexByte(s, '@'); i > 0 && !strings.Contains(s[i:], "/") {
 		w.hintOnce("vertex")
@@ -233,6 +245,17 @@ func allLetters(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// isProviderWord reports whether s can be the provider of a "provider:model" name: letters, digits,
+// "-" and "_", starting with a letter.
+func isProviderWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isLetter(c) && !isDigit(c) && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return s != "" && isLetter(s[0])
 }
 
 func allDigits(s string) bool {
