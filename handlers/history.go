@@ -165,7 +165,7 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req handling.Request) (any
 		return nil, err
 	}
 	text := historyimage.Placeholder(md5)
-	mime, data := img.MimeType, img.Data
+	var mime, data string
 	var res contracts.GetHistoryImageResult
 	var fitted fittedImage
 	if caps.Has(contracts.CapVision) {

@@ -10,11 +10,6 @@ type rawJSON []byte
 // skipSpace returns the index of the first non-space byte at or after i.
 func (b rawJSON) skipSpace(i int) int { return rawjson.SkipSpace(b, i) }
 
-// end returns the index just past the value that starts at i.
-func (b rawJSON) end(i int) int { return rawjson.ValueEnd(b, i) }
-
-// endString returns the index just past the string that starts at i (b[i] == '"').
-func (b rawJSON) endString(i int) int { return rawjson.StringEnd(b, i) }
 
 // elems calls fn with the index and the [start, end) span of every element of the array at i.
 func (b rawJSON) elems(i int, fn func(n, start, end int) error) error {

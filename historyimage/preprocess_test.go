@@ -283,7 +283,6 @@ func TestPreprocessEdgeCases(t *testing.T) {
 }
 
 func TestPreprocessMalformed(t *testing.T) {
-	const older = `,["ai","x"],["human","last"]]`
 	tests := []struct {
 		name, in    string
 		wantProblem string // substring of InvalidContextError.Problem
