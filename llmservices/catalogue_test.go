@@ -134,6 +134,7 @@ func TestResolveRealNames(t *testing.T) {
 		{"gpt-4.1-2025-04-14", "gpt-4.1-2025-04-14", "openai", "", true},
 		{"claude-3-7-sonnet-latest", "claude-3-7-sonnet", "anthropic", "", true},
 		{"qwen-vl-max-latest", "qwen-vl-max", "alibaba", "", true},
+		{"grok-4-latest", "grok-4-latest", "xai", "", true},
 		{"gpt-4o-2099-01-01", "gpt-4o", "openai", "", true},
 		// Gateway variants and ~ aliases.
 		{"openrouter/google/gemini-2.5-flash:free", "gemini-2.5-flash", "google", "openrouter", true},

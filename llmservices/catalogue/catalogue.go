@@ -30,6 +30,8 @@
 //   - Inputs again. When the provider is one of Preferred, the records it serves decide first:
 //     what one of them claims counts, what they deny explicitly does not; what they are silent
 //     about counts when other records claim it at least as often as they deny it (see inputsOf).
+//   - Aliases. An entry "M-latest" also reads what the entry M reads, unless one of its own
+//     records denies it (catalogues often list the alias without the flags they give M).
 //
 // Provider-level facts (formats, image limits, tool-result media, API family) are not taken from
 // the catalogues: they are hand-curated in llmservices/default.json.
@@ -194,10 +196,29 @@ func entries(records []record) []llmservices.Service {
 		groups[k] = append(groups[k], r)
 	}
 	out := make([]llmservices.Service, 0, len(groups))
+	inputs := map[string]map[string]bool{}
+	providers := map[string]string{}
+	for id, rs := range groups {
+		provider, ranked := chooseProvider(rs)
+		providers[id], inputs[id] = provider, inputsOf(rs, provider, ranked)
+	}
+	// A "-latest" alias reads what its model reads, unless its own records deny it: LiteLLM lists
+	// xai/grok-4-latest without saying it reads images, as it does xai/grok-4 (models.dev says so).
+	for id, in := range inputs {
+		base, ok := strings.CutSuffix(id, "-latest")
+		if !ok || inputs[base] == nil {
+			continue
+		}
+		for c := range inputs[base] {
+			if !slices.ContainsFunc(groups[id], func(r record) bool { return r.denies[c] }) {
+				in[c] = true
+			}
+		}
+	}
 	for _, id := range slices.Sorted(maps.Keys(groups)) {
 		rs := groups[id]
-		provider, ranked := chooseProvider(rs)
-		in, outs, sources := inputsOf(rs, provider, ranked), map[string]bool{"text": true}, map[string]bool{}
+		provider := providers[id]
+		in, outs, sources := inputs[id], map[string]bool{"text": true}, map[string]bool{}
 		for _, r := range rs {
 			maps.Copy(outs, r.outputs)
 			sources[r.source] = true

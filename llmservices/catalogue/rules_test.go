@@ -58,6 +58,8 @@ func TestConversionRules(t *testing.T) {
 	lite := []byte(`{
  "sample_spec": {"mode": "one of: chat, embedding"},
  "xai/grok-z": {"litellm_provider": "xai", "mode": "chat"},
+ "xai/grok-z-latest": {"litellm_provider": "xai", "mode": "chat"},
+ "flagged-latest": {"litellm_provider": "openai", "mode": "chat"},
  "gpt-x": {"litellm_provider": "openai", "mode": "chat", "supports_pdf_input": true},
  "text-embedding-q": {"litellm_provider": "openai", "mode": "embedding", "supports_vision": true},
  "us.anthropic.claude-q-v1:0": {"litellm_provider": "bedrock_converse", "mode": "chat", "supports_vision": true},
@@ -83,6 +85,8 @@ func TestConversionRules(t *testing.T) {
 		{"from-lite", "openrouter", []string{"text", "audio"}},  // base_model without a file: LiteLLM's record of it
 		{"claude-q", "anthropic", []string{"text", "vision"}},   // Bedrock spelling, maker from the vendor part
 		{"flagged", "openai", []string{"text"}},                 // its own provider's false flag wins over a gateway
+		{"grok-z-latest", "xai", []string{"text", "vision"}},    // an alias its records are silent about reads what its model reads
+		{"flagged-latest", "openai", []string{"text"}},          // and nothing its model does not
 		{"gpt-image-x", "", nil}, {"nomod", "", nil}, {"text-embedding-q", "", nil}, {"tts-q", "", nil}, {"gone", "", nil},
 	}
 	for _, tt := range tests {
@@ -95,8 +99,8 @@ func TestConversionRules(t *testing.T) {
 			t.Errorf("%s: %v from %q, want %v from %q", tt.name, e.Capabilities, e.Provider, tt.caps, tt.provider)
 		}
 	}
-	if st.ModelsDevUnknown != 1 || st.ModelsDevLinks != 1 || st.LiteLLMKeys != 7 {
-		t.Errorf("stats %+v: want one file without modalities, one broken link, 7 LiteLLM keys", st)
+	if st.ModelsDevUnknown != 1 || st.ModelsDevLinks != 1 || st.LiteLLMKeys != 9 {
+		t.Errorf("stats %+v: want one file without modalities, one broken link, 9 LiteLLM keys", st)
 	}
 	if e, _ := r.Resolve("gpt-x"); e.Detail != "litellm+models.dev" {
 		t.Errorf("gpt-x source %q, want both catalogues", e.Detail)
