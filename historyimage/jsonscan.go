@@ -10,7 +10,6 @@ type rawJSON []byte
 // skipSpace returns the index of the first non-space byte at or after i.
 func (b rawJSON) skipSpace(i int) int { return rawjson.SkipSpace(b, i) }
 
-
 // elems calls fn with the index and the [start, end) span of every element of the array at i.
 func (b rawJSON) elems(i int, fn func(n, start, end int) error) error {
 	_, err := rawjson.Elems(b, i, fn)
