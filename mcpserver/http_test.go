@@ -109,3 +109,39 @@ func TestCheckListener(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPDNSRebinding: without a token, a page whose name was rebound to the loopback address is
+// same-origin by the Origin check (its Origin and Host agree) and must still be refused, by its
+// Host (HTTPHandler's doc comment; the SDK's localhost protection).
+func TestHTTPDNSRebinding(t *testing.T) {
+	t.Parallel()
+	h, err := mcpserver.HTTPHandler(mcpserver.New(nil, mcpserver.Config{}), mcpserver.HTTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"attacker.example:" + port, http.StatusForbidden},
+		{"127.0.0.1:" + port, http.StatusOK},
+		{"localhost:" + port, http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		req.Host = tc.host
+		req.Header.Set("Origin", "http://"+tc.host)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("Host and Origin %s: %d, want %d", tc.host, resp.StatusCode, tc.want)
+		}
+	}
+}
