@@ -220,3 +220,30 @@ func TestPreprocessRequestLimitsE2E(t *testing.T) {
 		t.Errorf("the oldest screenshot is still there")
 	}
 }
+
+// A 1920x1080 screenshot taken out of an agent session comes back through the fetch tool as the
+// image that was sent, for a model whose limits take it as it is (Gemini's 3072 px); for Claude it
+// comes back fitted to Claude's limits, with imageProcessing saying so.
+func TestPreprocessScreenshotRoundTripE2E(t *testing.T) {
+	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = "" })
+	shots := []string{
+		base64.StdEncoding.EncodeToString(testfiles.Screenshot(1920, 1080, 101)),
+		base64.StdEncoding.EncodeToString(testfiles.Screenshot(1920, 1080, 102)),
+	}
+	ctx := agentsession.Build(agentsession.Session{Dialect: contracts.DialectGemini, Task: "Fill in the form.", Turns: 2,
+		Media: func(i int) agentsession.Media { return agentsession.Media{MIME: "image/png", Base64: shots[i]} }})
+	rep, res := preprocessIn(t, w, ctx, `"dialect":"gemini"`)
+	if !rep.OK || res.Stats.ImagesReplaced != 1 || strings.Contains(string(res.Messages), shots[0]) {
+		t.Fatalf("%+v %+v", rep.Error, res.Stats)
+	}
+	placeholder := "[Picture:history_" + md5hex(shots[0]) + "]"
+	hrep, img := historyImage(t, w, placeholder, contracts.DialectGemini, "")
+	if !hrep.OK || len(img.Content) != 1 || img.Content[0].Base64 != shots[0] || img.Content[0].MimeType != "image/png" {
+		t.Fatalf("gemini: %+v, %d blocks", hrep.Error, len(img.Content))
+	}
+	hrep, img = historyImage(t, w, placeholder, contracts.DialectAnthropic, "")
+	if !hrep.OK || len(img.Content) != 1 || img.ImageProcessing == nil || img.ImageProcessing.Original.Width != 1920 ||
+		img.ImageProcessing.Sent.Width > 1568 {
+		t.Fatalf("anthropic: %+v %+v", hrep.Error, img.ImageProcessing)
+	}
+}
