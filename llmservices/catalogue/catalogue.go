@@ -23,10 +23,10 @@
 //     prefixes, regions, Bedrock and Vertex version marks and gateway variants), and each
 //     canonical name becomes one entry whose input capabilities are the union of its records'
 //     (a flag or a modality in either source counts).
-//   - Provider. An entry's provider is the first of Preferred that serves or makes one of its
-//     records (a maker is read from a name's vendor part: "x-ai/grok-4", "anthropic.claude-...",
-//     else from the family its name starts with: "claude-", "gemini-", "grok-", see families);
-//     otherwise the alphabetically first provider serving it.
+//   - Provider. An entry's provider is the first of Preferred that makes one of its records (a
+//     maker is read from a name's vendor part: "x-ai/grok-4", "anthropic.claude-...", else from
+//     the family its name starts with: "claude-", "gemini-", "grok-", see families), else the
+//     first of Preferred that serves one; otherwise the alphabetically first provider serving it.
 //   - Inputs again. When the provider is one of Preferred, the records it serves decide first:
 //     what one of them claims counts, what they deny explicitly does not; what they are silent
 //     about counts when other records claim it at least as often as they deny it (see inputsOf).
@@ -270,19 +270,23 @@ func inputsOf(rs []record, provider string, ranked bool) map[string]bool {
 	return in
 }
 
-// chooseProvider is the first of Preferred that serves or makes one of the records (ranked),
-// else the alphabetically first serving provider.
+// chooseProvider is the first of Preferred that makes one of the records, else the first that
+// serves one (ranked), else the alphabetically first serving provider.
 func chooseProvider(rs []record) (provider string, ranked bool) {
-	has := map[string]bool{}
+	makes, serves := map[string]bool{}, map[string]bool{}
 	for _, r := range rs {
-		has[r.provider] = true
+		serves[r.provider] = true
 		if r.maker != "" {
-			has[r.maker] = true
+			makes[r.maker] = true
 		}
 	}
-	for _, p := range Preferred {
-		if has[p] {
-			return p, true
+	// The maker first: kimi-k2-thinking is Moonshot's, though Alibaba (earlier in Preferred)
+	// serves it too.
+	for _, has := range []map[string]bool{makes, serves} {
+		for _, p := range Preferred {
+			if has[p] {
+				return p, true
+			}
 		}
 	}
 	var serving []string
@@ -372,8 +376,8 @@ func readLiteLLM(gz []byte, st *Stats) ([]record, error) {
 		}
 		r := record{source: "litellm", name: key, inputs: map[string]bool{}, denies: map[string]bool{}, outputs: map[string]bool{}}
 		r.provider, r.maker = liteLLMProvider(e.Provider)
-		if r.maker == "" {
-			r.maker = nameMaker(key)
+		if m := nameMaker(key); m != "" { // the name says whose it is: dashscope/kimi-k2 is Moonshot's
+			r.maker = m
 		}
 		for _, m := range e.Modalities {
 			if c, ok := modalityCap[m]; ok && c != contracts.CapText {
@@ -522,8 +526,8 @@ func readModelsDev(tgz []byte, lite []record, st *Stats) ([]record, error) {
 		if r.maker == "" && slices.Contains(Preferred, r.provider) && !isHost(r.provider) {
 			r.maker = r.provider
 		}
-		if r.maker == "" {
-			r.maker = nameMaker(pm.name)
+		if m := nameMaker(pm.name); m != "" { // the name says whose it is: alibaba's kimi-k2 is Moonshot's
+			r.maker = m
 		}
 		if vendor, _, ok := strings.Cut(pm.m.BaseModel, "/"); ok && r.maker == "" {
 			r.maker = makerOf(vendor) // base_model "openai/gpt-5": made by OpenAI

@@ -60,6 +60,8 @@ func TestConversionRules(t *testing.T) {
  "xai/grok-z": {"litellm_provider": "xai", "mode": "chat"},
  "xai/grok-z-latest": {"litellm_provider": "xai", "mode": "chat"},
  "flagged-latest": {"litellm_provider": "openai", "mode": "chat"},
+ "dashscope/kimi-q": {"litellm_provider": "dashscope", "mode": "chat"},
+ "moonshot/kimi-q": {"litellm_provider": "moonshot", "mode": "chat"},
  "gpt-x": {"litellm_provider": "openai", "mode": "chat", "supports_pdf_input": true},
  "text-embedding-q": {"litellm_provider": "openai", "mode": "embedding", "supports_vision": true},
  "us.anthropic.claude-q-v1:0": {"litellm_provider": "bedrock_converse", "mode": "chat", "supports_vision": true},
@@ -87,6 +89,7 @@ func TestConversionRules(t *testing.T) {
 		{"flagged", "openai", []string{"text"}},                 // its own provider's false flag wins over a gateway
 		{"grok-z-latest", "xai", []string{"text", "vision"}},    // an alias its records are silent about reads what its model reads
 		{"flagged-latest", "openai", []string{"text"}},          // and nothing its model does not
+		{"kimi-q", "moonshotai", []string{"text"}},              // its maker, not a provider earlier in Preferred that serves it
 		{"gpt-image-x", "", nil}, {"nomod", "", nil}, {"text-embedding-q", "", nil}, {"tts-q", "", nil}, {"gone", "", nil},
 	}
 	for _, tt := range tests {
@@ -99,8 +102,8 @@ func TestConversionRules(t *testing.T) {
 			t.Errorf("%s: %v from %q, want %v from %q", tt.name, e.Capabilities, e.Provider, tt.caps, tt.provider)
 		}
 	}
-	if st.ModelsDevUnknown != 1 || st.ModelsDevLinks != 1 || st.LiteLLMKeys != 9 {
-		t.Errorf("stats %+v: want one file without modalities, one broken link, 9 LiteLLM keys", st)
+	if st.ModelsDevUnknown != 1 || st.ModelsDevLinks != 1 || st.LiteLLMKeys != 11 {
+		t.Errorf("stats %+v: want one file without modalities, one broken link, 11 LiteLLM keys", st)
 	}
 	if e, _ := r.Resolve("gpt-x"); e.Detail != "litellm+models.dev" {
 		t.Errorf("gpt-x source %q, want both catalogues", e.Detail)
