@@ -110,6 +110,59 @@ func TestReplicaKilledMidLoadLosesNothing(t *testing.T) {
 	}
 }
 
+// Long handlers, with the default settings: the storage freezes (MinIO SIGSTOPped) for longer than
+// ACK_WAIT, so every request in flight works longer than ACK_WAIT; then one replica is SIGKILLed.
+// The survivor's long requests are not redelivered (its heartbeats keep them: none is answered
+// twice), and the killed replica's long requests are answered by the survivor about ACK_WAIT after
+// the kill, not after their handlers' deadline.
+func TestLongHandlersSurviveAckWaitAndAReplicaKill(t *testing.T) {
+	e := newEnv(t)
+	seed(t, e)
+	victim := e.startWorker(t, "victim")
+	survivor := e.startWorker(t, "survivor")
+	l := newLoad(t, e.nats.URL())
+	pid := minio.PID()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	frozen := true
+	t.Cleanup(func() {
+		if frozen {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
+	for i := range 40 {
+		getArtifact(l, i)
+	}
+	time.Sleep(12 * time.Second) // past ACK_WAIT (10 s), within HANDLER_TIMEOUT (20 s)
+	victim.signal(syscall.SIGKILL)
+	killed := time.Now()
+	_, _ = victim.wait(10 * time.Second)
+	time.Sleep(time.Second)
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	frozen = false
+	f := l.waitAll(60 * time.Second)
+	var sinceKill []time.Duration
+	l.mu.Lock()
+	for _, id := range survivor.redelivered() {
+		if at, ok := l.firstAt[id]; ok && at.After(killed) {
+			sinceKill = append(sinceKill, at.Sub(killed))
+		}
+	}
+	l.mu.Unlock()
+	t.Logf("FIGURES long handlers (storage frozen 13 s, a replica SIGKILLed after 12 s): %s; survivor handled %v; %d of the killed replica's long requests answered by the survivor, time to answer after the kill %s",
+		f, survivor.handled(), len(sinceKill), quantiles(sinceKill))
+	if f.Lost != 0 || f.Answered != 40 {
+		t.Fatalf("requests lost: %s", f)
+	}
+	if f.Duplicated != 0 {
+		t.Fatalf("requests answered twice: a long handler's request was redelivered while it worked: %s", f)
+	}
+	checkAllOK(t, l)
+}
+
 // quantiles formats the p50, p99 and max of ds.
 func quantiles(ds []time.Duration) string {
 	if len(ds) == 0 {
