@@ -19,7 +19,7 @@ import (
 // counted on base64. It returns the messages (the same slice when nothing was over) and how many
 // parts it left out; a message that is not JSON is left as it is.
 func (t *Turn) KeepWithin(msgs []json.RawMessage, l contracts.RequestLimits, note string) ([]json.RawMessage, int) {
-	if l == (contracts.RequestLimits{}) {
+	if l == (contracts.RequestLimits{}) || surelyWithin(msgs, l) {
 		return msgs, 0
 	}
 	b := budget{l: l}
@@ -39,6 +39,29 @@ func (t *Turn) KeepWithin(msgs []json.RawMessage, l contracts.RequestLimits, not
 		}
 	}
 	return out, omitted
+}
+
+// payloadMarks are the ways a media payload member starts in the dialects' shapes; counting them
+// bounds the number of media parts from above.
+var payloadMarks = [][]byte{[]byte(`"data":`), []byte(`"bytes":`), []byte(`"base64":`), []byte(`"url":"data:`), []byte(`"image_url":"data:`), []byte(`"file_data":"data:`)}
+
+// surelyWithin reports, from a scan of the raw bytes that allocates nothing, that msgs cannot pass
+// l: all of their bytes fit every size limit, their payload members are no more than the image
+// limit, and no PDF is there to count pages of. Most turns are decided here; the others are
+// parsed.
+func surelyWithin(msgs []json.RawMessage, l contracts.RequestLimits) bool {
+	var size int64
+	parts := 0
+	pdf := false
+	for _, m := range msgs {
+		size += int64(len(m))
+		for _, mark := range payloadMarks {
+			parts += bytes.Count(m, mark)
+		}
+		pdf = pdf || bytes.Contains(m, []byte("application/pdf")) || bytes.Contains(m, []byte(`"format":"pdf"`))
+	}
+	return (l.MaxBytes == 0 || size <= l.MaxBytes) && (l.MaxImageBytes == 0 || size <= l.MaxImageBytes) &&
+		(l.MaxImages == 0 || parts <= l.MaxImages) && (l.MaxPDFPages == 0 || !pdf)
 }
 
 // budget is what a turn used so far.

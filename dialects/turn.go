@@ -92,10 +92,20 @@ func (t *Turn) Messages(calls []Call, followUps []json.RawMessage) ([]json.RawMe
 	if t.Group != "" {
 		var b bytes.Buffer
 		b.WriteString(`{"role":"user",`)
+		n := 32
+		for _, a := range answers {
+			n += len(a) + 1
+		}
+		b.Grow(n)
 		b.Write(marshal(t.Group))
-		b.WriteByte(':')
-		b.Write(marshal(answers))
-		b.WriteByte('}')
+		b.WriteString(":[")
+		for i, a := range answers { // each already valid JSON: joined, not encoded again
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(a)
+		}
+		b.WriteString("]}")
 		answers = []json.RawMessage{b.Bytes()}
 	}
 	return append(answers, followUps...), nil
@@ -162,6 +172,11 @@ func renderObject(ms []member, c Call) (json.RawMessage, error) {
 		return marshal(merged), nil
 	}
 	var b bytes.Buffer
+	n := 2
+	for _, e := range out {
+		n += len(e.k) + len(e.v) + 4
+	}
+	b.Grow(n)
 	b.WriteByte('{')
 	for i, e := range out {
 		if i > 0 {
