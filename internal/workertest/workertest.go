@@ -86,9 +86,10 @@ func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket stri
 		DataDir:         dir,
 		HTTPAddr:        "127.0.0.1:0",
 		LLMServicesFile: registry,
-		// ACK_WAIT and HANDLER_TIMEOUT are the defaults (60s, 20s an attempt), as deployed: under
-		// -race on a loaded 2-core machine fitting a 4 MB image takes 5 to 30 s, and a shorter
-		// AckWait made such a request time out and start over until the caller gave up.
+		// ACK_WAIT and HANDLER_TIMEOUT are the defaults (10s kept by heartbeats, 20s an attempt),
+		// as deployed: under -race on a loaded 2-core machine fitting a 4 MB image takes 5 to 30 s,
+		// and a shorter handler time made such a request time out and start over until the caller
+		// gave up.
 		DrainTimeout: 10 * time.Second,
 	}
 	for _, m := range mutate {
@@ -176,7 +177,8 @@ func (w *Worker) Call(subject string, body any) contracts.Reply {
 }
 
 // callTimeout bounds one call: longer than a delivery may take (the reply is due inside the
-// default AckWait of 60s), so that only a lost request fails a test, not a slow machine.
+// default delivery deadline of 60s, 3 x HANDLER_TIMEOUT), so that only a lost request fails a test,
+// not a slow machine.
 const callTimeout = 90 * time.Second
 
 // CallRaw sends a raw body on subject and decodes the reply envelope.
