@@ -131,6 +131,13 @@ type Provider struct {
 	RequestLimits *contracts.RequestLimits `json:"requestLimits,omitempty"`
 }
 
+// setsNothing reports whether the block sets none of the fields the worker uses.
+func (p Provider) setsNothing() bool {
+	f := p.Formats
+	return p.Family == "" && f.Image == nil && f.File == nil && f.Audio == nil && f.Video == nil && p.ImageLimits == nil &&
+		p.ToolResultMedia == "" && p.Tokens == "" && !p.StrictToolOrdering && p.RequestLimits == nil
+}
+
 // checkRequestLimits reports negative per-request limits.
 func checkRequestLimits(l *contracts.RequestLimits) []string {
 	if l != nil && (l.MaxImages < 0 || l.MaxImageBytes < 0 || l.MaxBytes < 0 || l.MaxPDFPages < 0 || l.ManyImages < 0 || l.ManyImagesMaxEdge < 0) {
@@ -372,10 +379,25 @@ func build(layers []layer) (*Registry, error) {
 		providers: map[string]provider{},
 	}
 	var errs []error
-	// Providers: the earliest layer that names a provider defines it.
-	for _, l := range layers {
+	// Providers: the earliest layer that names a provider defines it, unless its block sets
+	// nothing the worker uses (a runtime's own settings, apiKey or baseURL, in a shared file) and
+	// a later layer defines it: the built-in facts then stay.
+	namedBelow := func(i int, name string) bool {
+		for _, l := range layers[i+1:] {
+			for n := range l.f.Providers {
+				if lookupKey(n) == lookupKey(name) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for i, l := range layers {
 		for _, name := range slices.Sorted(maps.Keys(l.f.Providers)) {
 			p := l.f.Providers[name]
+			if p.setsNothing() && namedBelow(i, name) {
+				continue
+			}
 			for _, problem := range slices.Concat(p.Formats.check(), p.ImageLimits.check(), checkToolResultMedia(p.ToolResultMedia), checkTokens(p.Tokens), checkRequestLimits(p.RequestLimits)) {
 				errs = append(errs, fmt.Errorf("llmservices: %s: provider %q: %w: %s", l.name, name, ErrInvalid, problem))
 			}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -415,5 +416,34 @@ func TestRequestLimits(t *testing.T) {
 	_, err := llmservices.Parse([]byte(`{"providers":{"x":{"formats":{},"requestLimits":{"maxImages":-1}}},"services":[]}`), "t.json")
 	if !errors.Is(err, llmservices.ErrInvalid) || !strings.Contains(err.Error(), "request limits must not be negative") {
 		t.Errorf("a negative limit: %v", err)
+	}
+}
+
+// TestRuntimeProviderSettingsKeepBuiltinFacts: a file shared with a runtime names providers for
+// the runtime's own settings (apiKey, baseURL). Such a block sets nothing the worker uses, so the
+// built-in facts of that provider (formats, limits, family, token rule) stay: before, it replaced
+// OpenAI's with the defaults (MP4 video for gpt-4o, no GIF, no family).
+func TestRuntimeProviderSettingsKeepBuiltinFacts(t *testing.T) {
+	t.Parallel()
+	r, err := llmservices.Parse([]byte(`{"extends": "builtin",
+ "providers": {"openai": {"apiKey": "k", "baseURL": "https://proxy.example/v1"}, "acme": {"apiKey": "k"}},
+ "services": [{"id": "acme-1", "provider": "acme", "capabilities": {"input": ["text", "vision"], "output": ["text"]}}]}`), "shared.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtin := llmservices.Default()
+	for _, name := range []string{"gpt-4o", "gpt-5.1", "openai/gpt-4.1"} {
+		if got, want := r.Formats(name, ""), builtin.Formats(name, ""); !reflect.DeepEqual(got, want) {
+			t.Errorf("Formats(%q) = %+v, want the built-in %+v", name, got, want)
+		}
+	}
+	if e, _ := r.Resolve("gpt-4o"); e.Family != "openai" {
+		t.Errorf("gpt-4o's API family %q, want openai", e.Family)
+	}
+	if !r.HasProvider("acme") || !slices.Equal(r.Capabilities("acme-1"), []string{"text", "vision"}) {
+		t.Error("the file's own provider or service is gone")
+	}
+	if len(r.Warnings()) != 1 {
+		t.Errorf("warnings %q, want one naming the fields", r.Warnings())
 	}
 }
