@@ -81,9 +81,10 @@ func TestDuplicateClaimCheckedRequestLeavesNoClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := []byte(`{"request_id":"big-dup","padding":"` + strings.Repeat("p", 2<<20) + `"}`)
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	// No worker runs: the first call is stored and waits in vain.
+	// No worker runs: the first call is stored and waits in vain (3 s: storing 2 MiB under -race on a
+	// loaded machine took longer than a shorter deadline, which then failed at the store stage).
 	if _, err := c.CallRaw(short, contracts.SubjectGetArtifact, body); !errors.Is(err, client.ErrNoReply) {
 		t.Fatalf("first call: %v, want ErrNoReply", err)
 	}
