@@ -1,7 +1,6 @@
 package routing
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -36,16 +35,6 @@ func (c Capabilities) Has(name string) bool {
 	return ok
 }
 
-// Names returns the capabilities in the set, sorted.
-func (c Capabilities) Names() []string {
-	names := make([]string, 0, len(c.set))
-	for n := range c.set {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // NeededCapability is the capability a model needs to read an artifact of the given kind
 // (KindText or a contracts.Binary* kind): documents and other binaries travel as file parts.
 func NeededCapability(kind string) string {
@@ -63,14 +52,3 @@ func NeededCapability(kind string) string {
 	}
 }
 
-// Without returns a copy of the set without the named capabilities.
-func (c Capabilities) Without(names ...string) Capabilities {
-	drop := NewCapabilities(names...)
-	kept := make([]string, 0, len(c.set))
-	for n := range c.set {
-		if _, ok := drop.set[n]; !ok {
-			kept = append(kept, n)
-		}
-	}
-	return NewCapabilities(kept...)
-}
