@@ -51,4 +51,3 @@ func NeededCapability(kind string) string {
 		return contracts.CapFile
 	}
 }
-
