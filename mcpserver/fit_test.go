@@ -69,7 +69,7 @@ func TestGetArtifactFitsClaudeDesktopByDefault(t *testing.T) {
 	if err != nil || "image/"+format != img.MIMEType {
 		t.Fatalf("image block does not decode as its MIME type %s: %v (%s)", img.MIMEType, err, format)
 	}
-	if cfg.Width*900 != cfg.Height*1200 && cfg.Width*900/1200-cfg.Height > 1 {
+	if d := cfg.Width*900/1200 - cfg.Height; d > 1 || d < -1 {
 		t.Errorf("sent %dx%d, want the 4:3 aspect kept", cfg.Width, cfg.Height)
 	}
 	if !strings.Contains(texts(res), "1200x900") || !strings.Contains(texts(res), "screen.png") {
