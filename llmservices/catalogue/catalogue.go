@@ -10,8 +10,9 @@
 //     file whose modalities (its own, else those it inherits through base_model) take text in
 //     and give text out, is a record: a name as written, the provider serving it, and the input
 //     modalities it claims. Embedding, image-generation, speech, transcription, moderation and
-//     rerank models are not chat models and are left out; so is a models.dev file whose
-//     modalities are unknown (no [modalities] and nothing to inherit).
+//     rerank models are not chat models and are left out: a models.dev file (which writes an
+//     embedding model as text in, text out) when LiteLLM lists its model only in such a mode. So
+//     is a models.dev file whose modalities are unknown (no [modalities] and nothing to inherit).
 //   - Inputs. A record reads images when LiteLLM sets supports_vision (or supports_image_input)
 //     or lists "image" in supported_modalities, or models.dev lists "image"; PDF files
 //     ("file") with supports_pdf_input or models.dev's "pdf"; audio and video with
@@ -92,11 +93,11 @@ type record struct {
 // is deterministic: the same snapshots give the same bytes.
 func Convert(modelsDevTarGz, liteLLMJSONGz []byte, about string, curated *llmservices.File) ([]byte, Stats, error) {
 	var st Stats
-	lite, err := readLiteLLM(liteLLMJSONGz, &st)
+	lite, notChat, err := readLiteLLM(liteLLMJSONGz, &st)
 	if err != nil {
 		return nil, st, err
 	}
-	md, err := readModelsDev(modelsDevTarGz, lite, &st)
+	md, err := readModelsDev(modelsDevTarGz, lite, notChat, &st)
 	if err != nil {
 		return nil, st, err
 	}
@@ -352,16 +353,26 @@ func liteLLMProvider(p string) (serving, maker string) {
 	return p, ""
 }
 
-func readLiteLLM(gz []byte, st *Stats) ([]record, error) {
+// notChatModes are LiteLLM's modes of models that are never chat models. Its image_generation
+// also holds conversational image models (gemini-2.5-flash-image), which models.dev lists as
+// chat models that also draw: they stay.
+var notChatModes = map[string]bool{
+	"embedding": true, "rerank": true, "audio_transcription": true, "audio_speech": true, "moderation": true,
+}
+
+// readLiteLLM reads LiteLLM's chat records, and the canonical names of the keys it lists as
+// another kind of model (notChatModes).
+func readLiteLLM(gz []byte, st *Stats) ([]record, map[string]bool, error) {
 	data, err := gunzip(gz)
 	if err != nil {
-		return nil, fmt.Errorf("catalogue: LiteLLM snapshot: %w", err)
+		return nil, nil, fmt.Errorf("catalogue: LiteLLM snapshot: %w", err)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("catalogue: LiteLLM snapshot: %w", err)
+		return nil, nil, fmt.Errorf("catalogue: LiteLLM snapshot: %w", err)
 	}
 	var out []record
+	notChat := map[string]bool{}
 	for _, key := range slices.Sorted(maps.Keys(raw)) {
 		if key == "sample_spec" {
 			continue
@@ -372,6 +383,9 @@ func readLiteLLM(gz []byte, st *Stats) ([]record, error) {
 			continue // an entry of another shape is no model
 		}
 		if e.Mode != "chat" && e.Mode != "responses" {
+			if notChatModes[e.Mode] {
+				notChat[llmservices.Canonical(key)] = true
+			}
 			continue
 		}
 		r := record{source: "litellm", name: key, inputs: map[string]bool{}, denies: map[string]bool{}, outputs: map[string]bool{}}
@@ -410,7 +424,7 @@ func readLiteLLM(gz []byte, st *Stats) ([]record, error) {
 		st.LiteLLMChat++
 		out = append(out, r)
 	}
-	return out, nil
+	return out, notChat, nil
 }
 
 // prune drops false entries, so that maps.Copy of a record's inputs only adds what it claims.
@@ -438,7 +452,7 @@ var modelsDevProvider = map[string]string{
 // modelsDevMaker is the maker a models.dev provider directory implies.
 var modelsDevMaker = map[string]string{"google-vertex": "google", "google-vertex-anthropic": "anthropic"}
 
-func readModelsDev(tgz []byte, lite []record, st *Stats) ([]record, error) {
+func readModelsDev(tgz []byte, lite []record, notChat map[string]bool, st *Stats) ([]record, error) {
 	files, err := untar(tgz)
 	if err != nil {
 		return nil, fmt.Errorf("catalogue: models.dev snapshot: %w", err)
@@ -482,8 +496,10 @@ func readModelsDev(tgz []byte, lite []record, st *Stats) ([]record, error) {
 		}
 		maps.Copy(direct[k], inputs)
 	}
+	liteChat := map[string]bool{}
 	for _, r := range lite {
 		claim(r.name, r.inputs)
+		liteChat[llmservices.Canonical(r.name)] = true
 	}
 	for _, pm := range models {
 		if pm.m.Modalities != nil && slices.Contains(pm.m.Modalities.Output, "text") {
@@ -514,7 +530,9 @@ func readModelsDev(tgz []byte, lite []record, st *Stats) ([]record, error) {
 			st.ModelsDevUnknown++
 			continue
 		}
-		if !chat {
+		// models.dev writes an embedding or rerank model as text in, text out: LiteLLM's mode
+		// says what it is, unless LiteLLM also lists it as a chat model.
+		if k := llmservices.Canonical(pm.name); !chat || notChat[k] && !liteChat[k] {
 			continue
 		}
 		r := record{source: "models.dev", name: pm.name, inputs: inputs, denies: denies, outputs: map[string]bool{}}

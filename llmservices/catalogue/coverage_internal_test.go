@@ -26,11 +26,11 @@ func TestEveryCatalogueNameResolves(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st Stats
-	liteRecords, err := readLiteLLM(lite, &st)
+	liteRecords, notChat, err := readLiteLLM(lite, &st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mdRecords, err := readModelsDev(md, liteRecords, &st)
+	mdRecords, err := readModelsDev(md, liteRecords, notChat, &st)
 	if err != nil {
 		t.Fatal(err)
 	}

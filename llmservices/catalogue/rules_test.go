@@ -47,6 +47,7 @@ func TestConversionRules(t *testing.T) {
 		"providers/openrouter/models/acme/from-lite.toml": "base_model = \"acme/lite-only\"\n",
 		"providers/openai/models/gpt-image-x.toml":        "[modalities]\ninput = [\"text\"]\noutput = [\"image\"]\n",
 		"providers/foo/models/nomod.toml":                 "name = \"no modalities\"\n",
+		"providers/openai/models/text-embedding-q.toml":   mod(`"text"`), // models.dev: text in, text out; LiteLLM: an embedding model
 		"providers/openrouter/models/openai/flagged.toml": mod(`"text", "image"`),
 		"providers/p1/models/meta-llama/vis-m.toml":       mod(`"text", "image"`),
 		"providers/p2/models/vis-m.toml":                  mod(`"text", "image"`),
