@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/internal/objput"
 )
 
 // Defaults of CacheConfig.
@@ -113,6 +115,7 @@ type Cache struct {
 	cfg     CacheConfig
 	kv      jetstream.KeyValue
 	obs     jetstream.ObjectStore
+	objPut  *objput.Putter   // writes objects (ObjectStore.Put leaks goroutines: see objput)
 	objects jetstream.Stream // the stream behind obs, to read an object's chunks
 }
 
@@ -163,7 +166,11 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 	if err != nil {
 		return nil, fmt.Errorf("historyimage: object store %s: %w", cfg.ObjectBucket, err)
 	}
-	return &Cache{cfg: cfg, kv: kv, obs: obs, objects: objects}, nil
+	put, err := objput.New(ctx, js.Conn(), cfg.ObjectBucket)
+	if err != nil {
+		return nil, fmt.Errorf("historyimage: object store %s: %w", cfg.ObjectBucket, err)
+	}
+	return &Cache{cfg: cfg, kv: kv, obs: obs, objPut: put, objects: objects}, nil
 }
 
 // objectTTL is the MaxAge of the Object Store bucket: half a TTL more than the index, because an
@@ -253,7 +260,9 @@ func (c *Cache) put(ctx context.Context, md5 string, img Image, raw []byte) erro
 		if raw != nil {
 			r = bytes.NewReader(raw)
 		}
-		if _, err := c.obs.Put(ctx, meta, r); err != nil {
+		// A rewrite under the same name leaves the old chunks to the bucket's TTL (objput does not
+		// purge them), as a concurrent rewrite by another replica already did.
+		if _, err := c.objPut.Put(ctx, meta, r); err != nil {
 			return fmt.Errorf("historyimage: put %s: object: %w", id, err)
 		}
 	}
