@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"io"
 	"mime"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/bearer"
 )
 
 // Artifacts is what the chat panel's endpoints read.
@@ -30,9 +30,8 @@ func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, token string) 
 		if token == "" {
 			return h
 		}
-		want := []byte("Bearer " + token)
 		return func(w http.ResponseWriter, r *http.Request) {
-			if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			if !bearer.Valid(r.Header.Get("Authorization"), token) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="artifacts"`)
 				writeJSON(w, http.StatusUnauthorized, contracts.Error{Code: contracts.HTTPCodeUnauthorized, Message: "a valid bearer token is required"})
 				return

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentworks/artifact-worker/internal/bearer"
 )
 
 // HTTPOptions protects the streamable HTTP endpoint.
@@ -86,9 +87,8 @@ func checkOrigin(next http.Handler, trusted map[string]bool) http.Handler {
 }
 
 func requireToken(next http.Handler, token string) http.Handler {
-	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		if !bearer.Valid(r.Header.Get("Authorization"), token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
 			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
 			return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -237,7 +238,7 @@ func modelsImport(modelsDev, liteLLM, curatedFile, output string, stdout, stderr
 	if output == "" {
 		_, err = stdout.Write(out)
 	} else {
-		err = os.WriteFile(output, out, 0o644)
+		err = writeAtomically(output, out)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "worker models import: %v\n", err)
@@ -300,4 +301,26 @@ func limits(l routing.ImageLimits) string {
 		return "no limits"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeAtomically writes data to a temporary file beside path and renames it over path, so that a
+// worker reading path (LLM_SERVICES_FILE, hot reload) never sees it half written.
+func writeAtomically(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after a successful rename there is nothing to remove
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
