@@ -22,8 +22,10 @@ const MetricUnresolvedModels = "worker.registry.unresolved"
 // UnresolvedLogEvery is how often, at most, one name that resolves to nothing is logged.
 const UnresolvedLogEvery = 5 * time.Minute
 
-// maxUnresolvedNames bounds the names remembered for the log's rate limit; past it the memory
-// starts afresh (a name may then be logged again sooner).
+// maxUnresolvedNames bounds the names remembered for the log's rate limit. When it is reached,
+// names logged longer than UnresolvedLogEvery ago are forgotten; if every remembered name is more
+// recent, a new name is not logged on its own (the counter still counts it), so cycling through
+// many names cannot turn the rate-limited log into a line per request.
 const maxUnresolvedNames = 4096
 
 // models answers for service ids from the current registry (the watched file, or the built-in
@@ -103,7 +105,14 @@ func (m *models) due(name string) bool {
 		return false
 	}
 	if len(m.logged) >= maxUnresolvedNames {
-		clear(m.logged)
+		for n, last := range m.logged {
+			if now.Sub(last) >= UnresolvedLogEvery {
+				delete(m.logged, n)
+			}
+		}
+		if len(m.logged) >= maxUnresolvedNames {
+			return false
+		}
 	}
 	m.logged[name] = now
 	return true

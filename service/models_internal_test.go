@@ -25,10 +25,23 @@ func TestUnresolvedLogRateLimit(t *testing.T) {
 	if !m.due("acme-1") {
 		t.Fatal("not logged again after UnresolvedLogEvery")
 	}
+	logged := 0
 	for i := range 2 * maxUnresolvedNames {
-		m.due(fmt.Sprint("flood-", i))
+		if m.due(fmt.Sprint("flood-", i)) {
+			logged++
+		}
 	}
 	if len(m.logged) > maxUnresolvedNames {
 		t.Errorf("%d names remembered, want at most %d", len(m.logged), maxUnresolvedNames)
+	}
+	if logged > maxUnresolvedNames {
+		t.Errorf("%d of %d new names logged within UnresolvedLogEvery, want at most %d", logged, 2*maxUnresolvedNames, maxUnresolvedNames)
+	}
+	if m.due("acme-1") {
+		t.Error("a flood of new names made acme-1 loggable again before UnresolvedLogEvery")
+	}
+	now = now.Add(UnresolvedLogEvery)
+	if !m.due("flood-0") {
+		t.Error("once UnresolvedLogEvery passed, a remembered name is logged again")
 	}
 }
