@@ -129,6 +129,8 @@ func TestResolveRealNames(t *testing.T) {
 		{"claude-opus-4-5@20251101", "claude-opus-4-5-20251101", "anthropic", "vertex", true},
 		{"vertex_ai/claude-sonnet-4@20250514", "claude-sonnet-4", "anthropic", "vertex", true},
 		{"gemini-2.0-flash@001", "gemini-2.0-flash", "google", "vertex", true},
+		{"vertex_ai/gemini-1.5-pro-002", "gemini-1.5-pro", "google", "vertex", true}, // retired, curated
+		{"gemini-1.5-flash", "gemini-1.5-flash", "google", "", true},
 		{"claude-3-5-sonnet-v2@20241022", "claude-3-5-sonnet", "anthropic", "vertex", true},
 		// Dated snapshots and -latest.
 		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5", "anthropic", "", true},
