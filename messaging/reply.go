@@ -6,12 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 )
+
+// replyConfirmTimeout bounds the round trip that proves the server has a reply (a healthy one takes
+// milliseconds).
+const replyConfirmTimeout = 5 * time.Second
 
 // reply publishes env to replyTo with core NATS, through the claim check when it is too large.
 // It returns the number of bytes of the reply body and whether it went by claim check.
@@ -43,7 +48,13 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	// the next moment is lost, while the ack (on the other connection) may still get through. A
 	// round trip to the server proves it has the reply before the request is acked; without it
 	// the request fails as transient, is redelivered and answered again (at least once).
-	if err := p.deps.PubConn.FlushWithContext(ctx); err != nil {
+	// The round trip gets replyConfirmTimeout, not the whole reply context: a confirmation lost with
+	// a dying server (or a reconnect that does not carry it through) would otherwise hold the
+	// delivery until its budget ends, the heartbeat keeping JetStream from redelivering it, and the
+	// caller would wait a minute. Failing after seconds lets the in-process retry answer it.
+	fctx, cancel := context.WithTimeout(ctx, replyConfirmTimeout)
+	defer cancel()
+	if err := p.deps.PubConn.FlushWithContext(fctx); err != nil {
 		return 0, false, fmt.Errorf("publish reply to %s: not confirmed by the server: %w", replyTo, err)
 	}
 	n := 0
