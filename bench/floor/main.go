@@ -44,6 +44,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentworks/artifact-worker/bench/internal/procstat"
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/miniotest"
@@ -85,7 +86,7 @@ func run(ctx context.Context) error {
 	}
 	defer os.RemoveAll(dir)
 
-	natsAddr := freeAddr()
+	natsAddr := procstat.FreeAddr()
 	if _, err := procs.start("nats-server", *natsServer, nil, "-js", "-sd", filepath.Join(dir, "nats"), "-a", "127.0.0.1", "-p", port(natsAddr)); err != nil {
 		return err
 	}
@@ -198,7 +199,7 @@ func startWorker(ctx context.Context, env []string) (*worker, error) {
 // startWorkerWith starts `bin args... run` (bin is the worker, or a program that runs the worker
 // given as its last argument) and waits until it is ready.
 func startWorkerWith(ctx context.Context, env []string, bin string, args ...string) (*worker, error) {
-	addr := freeAddr()
+	addr := procstat.FreeAddr()
 	p, err := procs.start("worker", bin, append(slices.Clone(env), "HTTP_ADDR="+addr), append(args, "run")...)
 	if err != nil {
 		return nil, err
@@ -425,28 +426,6 @@ func (b *bench) latency(ctx context.Context) error {
 
 // ---------- memory ----------
 
-// rss returns a process's current and peak resident set (bytes, from /proc).
-func rss(pid int) (cur, peak int64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		v, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			cur = v << 10
-		case "VmHWM:":
-			peak = v << 10
-		}
-	}
-	return cur, peak, nil
-}
-
 // resetPeak resets a process's peak RSS (VmHWM) to its current RSS.
 func resetPeak(pid int) error {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
@@ -470,7 +449,7 @@ func (b *bench) memory(ctx context.Context, inflight int) error {
 		// No warm-up: the growth above the RSS before the first large request is what a replica
 		// needs (heap, GC slack, buffers).
 		time.Sleep(2 * time.Second)
-		before, _, err := rss(pid)
+		before, _, err := procstat.RSS(pid)
 		if err != nil {
 			return err
 		}
@@ -517,7 +496,7 @@ func (b *bench) memory(ctx context.Context, inflight int) error {
 		if w != nil {
 			held = max(1, int(math.Round(float64(peakCharge.Load())/float64(8*len(img)))))
 		}
-		_, peak, err := rss(pid)
+		_, peak, err := procstat.RSS(pid)
 		if err != nil {
 			return err
 		}
@@ -762,7 +741,7 @@ func (b *bench) soak(ctx context.Context) error {
 	if *soakEmbedded {
 		// A worker with its embedded nats-server: the heap below is the worker's and the server's.
 		server = "its embedded nats-server"
-		addr := freeAddr()
+		addr := procstat.FreeAddr()
 		var env []string
 		for _, kv := range b.env {
 			if !strings.HasPrefix(kv, "NATS_URL=") && !strings.HasPrefix(kv, "DATA_DIR=") {
@@ -801,7 +780,7 @@ func (b *bench) soak(ctx context.Context) error {
 	fmt.Println("|---|---|---|---|")
 	report := func(t time.Duration, n int) {
 		heap, _ := b.worker.metric("go_memstats_heap_inuse_bytes")
-		cur, _, _ := rss(b.worker.pid())
+		cur, _, _ := procstat.RSS(b.worker.pid())
 		fmt.Printf("| %s | %d | %d MB | %d MB |\n", t.Round(time.Second), n, int64(heap)>>20, cur>>20)
 	}
 	start := time.Now()
@@ -919,15 +898,6 @@ func (b *lines) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(b.buf)
-}
-
-func freeAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func port(addr string) string {

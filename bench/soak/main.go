@@ -24,7 +24,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,6 +38,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentworks/artifact-worker/bench/internal/procstat"
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
@@ -82,7 +82,7 @@ func run(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(dir)
-	natsAddr, httpAddr := freeAddr(), freeAddr()
+	natsAddr, httpAddr := procstat.FreeAddr(), procstat.FreeAddr()
 	cmd := exec.Command(*workerBin, "run")
 	// The embedded default: no NATS_URL, no S3_ENDPOINT (a local store under DATA_DIR).
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DATA_DIR=" + filepath.Join(dir, "data"),
@@ -173,7 +173,7 @@ func run(ctx context.Context) (bool, error) {
 	var lastErr atomic.Value
 	start := time.Now()
 	report := func() {
-		cur, peak, _ := rss(pid)
+		cur, peak, _ := procstat.RSS(pid)
 		s := sample{at: time.Since(start), requests: requests.Load(), failures: failures.Load(), bucket: metric("worker_claim_check_bucket_size_bytes"),
 			goroutines: metric("go_goroutines"), heap: metric("go_memstats_heap_inuse_bytes"), rss: cur, peak: peak}
 		samples = append(samples, s)
@@ -314,35 +314,4 @@ func metricValue(addr, name string) (float64, error) {
 		return strconv.ParseFloat(strings.TrimSpace(rest[strings.LastIndexByte(rest, ' '):]), 64)
 	}
 	return 0, fmt.Errorf("metric %s not found", name)
-}
-
-// rss returns a process's resident memory and its peak (VmRSS, VmHWM).
-func rss(pid int) (cur, peak int64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		v, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			cur = v << 10
-		case "VmHWM:":
-			peak = v << 10
-		}
-	}
-	return cur, peak, nil
-}
-
-func freeAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
