@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/rawjson"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // Canonical roles of the messages of a context, whatever the dialect calls them.
@@ -31,11 +32,11 @@ type message struct {
 	// bridge: an assistant message between a tool result and a follow-up (ordering-strict
 	// providers).
 	bridge bool
-	// textOnly: its content is a string and it calls no tool; chatMedia: its content list holds
-	// an OpenAI chat media part (image_url, file, input_audio). What a bridge and the follow-up
-	// after it look like.
-	textOnly, chatMedia bool
-	turn                int
+	// bridgeText: its content is the worker's bridge sentence (messages.Bridge, in any locale)
+	// and it calls no tool; chatMedia: its content list holds an OpenAI chat media part
+	// (image_url, file, input_audio). What a bridge and the follow-up after it look like.
+	bridgeText, chatMedia bool
+	turn                  int
 }
 
 // partList is a list of content parts of a message.
@@ -109,7 +110,9 @@ func (b rawJSON) messages(dialect string) ([]message, error) {
 		if m.role == roleModel {
 			// For a provider that rejects a user message right after a tool message, the
 			// assembly puts an assistant message (a bridge) before each follow-up: it ends no turn.
-			m.bridge = m.textOnly && (dialect == "" || dialect == contracts.DialectOpenAIChat) &&
+			// Only the worker's own bridge sentence counts: a model's answer after a tool result
+			// followed by a person's message with an image is a new turn.
+			m.bridge = m.bridgeText && (dialect == "" || dialect == contracts.DialectOpenAIChat) &&
 				i > 0 && (msgs[i-1].toolish || msgs[i-1].followUp) && i+1 < len(msgs) &&
 				msgs[i+1].role == roleUser && !msgs[i+1].toolish && msgs[i+1].chatMedia
 			fresh = fresh || !m.bridge
@@ -207,7 +210,10 @@ func (b rawJSON) message(dialect string, n int, s span) (message, error) {
 	}
 	var calls span
 	b.pick(s.start, member{"tool_calls", &calls})
-	m.textOnly = content.ok() && b.kind(content) == '"' && !calls.ok()
+	if content.ok() && b.kind(content) == '"' && !calls.ok() {
+		text, _ := b.str(content)
+		m.bridgeText = messages.Is(messages.Bridge, text)
+	}
 	if content.ok() && b.kind(content) == '[' {
 		_ = b.elems(content.start, func(_, start, end int) error {
 			if b.kind(span{start, end}) == '{' {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/internal/agentsession"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/messages"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
@@ -331,6 +333,31 @@ func TestPreprocessGeminiFunctionResponseParts(t *testing.T) {
 		out, rep, err := historyimage.PreprocessWith(t.Context(), json.RawMessage(expand(tt.in+tail)), newMemPutter(), historyimage.Options{Dialect: contracts.DialectGemini, KeepTurns: 1})
 		if err != nil || rep.Stats.ImagesReplaced != 1 || string(out) != expand(tt.want+tail) {
 			t.Errorf("%d: %v %+v\n got %.300s\nwant %.300s", i, err, rep.Stats, out, expand(tt.want+tail))
+		}
+	}
+}
+
+// In OpenAI chat, only the worker's own bridge sentence between a tool message and a user message
+// with media makes that user message a follow-up. A model's answer there is a turn's end: the
+// person's next message, with an image of its own, starts a new turn, and the tool's screenshot
+// goes.
+func TestPreprocessOpenAIChatModelAnswerIsNoBridge(t *testing.T) {
+	tool := `[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_artifact","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"screenshot.png"},` +
+		`{"role":"user","content":[{"type":"text","text":"screenshot.png"},{"type":"image_url","image_url":{"url":"data:image/png;base64,$A"}}]},`
+	person := `{"role":"user","content":[{"type":"text","text":"and this one?"},{"type":"image_url","image_url":{"url":"https://example.com/x.png"}}]}]`
+	for _, tt := range []struct {
+		between  string
+		replaced int
+	}{
+		{"I see a login form.", 1},
+		{messages.Text(contracts.LocaleEN, messages.Bridge), 0},
+		{messages.Text(contracts.LocaleZH, messages.Bridge), 0},
+	} {
+		in := expand(tool + `{"role":"assistant","content":` + strconv.Quote(tt.between) + `},` + person)
+		_, rep, err := historyimage.PreprocessWith(t.Context(), json.RawMessage(in), newMemPutter(), historyimage.Options{Dialect: contracts.DialectOpenAIChat, KeepTurns: 1})
+		if err != nil || rep.Stats.ImagesReplaced != tt.replaced {
+			t.Errorf("assistant %q between: %v, %d replaced, want %d", tt.between, err, rep.Stats.ImagesReplaced, tt.replaced)
 		}
 	}
 }

@@ -3,12 +3,15 @@ package historyimage_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/historyimage"
+	"github.com/agentworks/artifact-worker/messages"
 )
 
 // TestPreprocessProperties checks Preprocess against an independent model on random contexts: every
@@ -38,6 +41,7 @@ func TestPreprocessProperties(t *testing.T) {
 		`"a bare string part"`,
 	}
 	roles := []string{"human", "user", "ai", "assistant", "system", "tool"}
+	bridges := []string{messages.Text(contracts.LocaleEN, messages.Bridge), messages.Text(contracts.LocaleZH, messages.Bridge)}
 
 	rapid.Check(t, func(t *rapid.T) {
 		type msg struct {
@@ -58,6 +62,9 @@ func TestPreprocessProperties(t *testing.T) {
 			m.humanTurn = m.role == "human" || m.role == "user"
 			if rapid.IntRange(0, 4).Draw(t, "string content") == 0 {
 				s := rapid.StringMatching(`[a-z ]{0,10}`).Draw(t, "text")
+				if (m.role == "ai" || m.role == "assistant") && rapid.Bool().Draw(t, "bridge sentence") {
+					s = rapid.SampledFrom(bridges).Draw(t, "bridge")
+				}
 				m.text = &s
 			} else {
 				for range rapid.IntRange(0, 4).Draw(t, "parts") {
@@ -92,19 +99,29 @@ func TestPreprocessProperties(t *testing.T) {
 			return fmt.Sprintf(`{"role":%q,"name":"n","content":%s}`, m.role, content)
 		}
 		// Turns: a person's message starts one, and so does the first message after the model's;
-		// a tool message and the list-content user messages right after it (follow-ups) do not.
+		// a tool message and the list-content user messages right after it (follow-ups) do not,
+		// nor does the model's message that is a bridge: the worker's bridge sentence (an object
+		// message) between a tool message or follow-up and an object user message with an
+		// image_url part.
 		turns := make([]int, len(msgs))
+		bridgeAt := make([]bool, len(msgs))
+		chatMedia := func(m msg) bool {
+			return !m.pair && m.text == nil && slices.ContainsFunc(m.parts, func(p string) bool { return strings.HasPrefix(p, `{"type":"image_url"`) })
+		}
 		turn, fresh, latest, last := 0, true, 0, -1
 		for i, m := range msgs {
 			model := m.role == "ai" || m.role == "assistant"
 			if model {
-				fresh = true
+				bridgeAt[i] = !m.pair && m.text != nil && slices.Contains(bridges, *m.text) && i > 0 && i+1 < len(msgs) &&
+					(msgs[i-1].role == "tool" || msgs[i-1].humanTurn && msgs[i-1].text == nil && !humanAt[i-1]) &&
+					msgs[i+1].humanTurn && chatMedia(msgs[i+1])
+				fresh = fresh || !bridgeAt[i]
 				continue
 			}
 			human := m.humanTurn
 			if human && i > 0 && m.text == nil {
 				prev := msgs[i-1]
-				if prev.role == "tool" || prev.humanTurn && prev.text == nil && !humanAt[i-1] {
+				if prev.role == "tool" || prev.humanTurn && prev.text == nil && !humanAt[i-1] || bridgeAt[i-1] {
 					human = false
 				}
 			}

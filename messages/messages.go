@@ -47,6 +47,13 @@ func Lookup(locale string, id ID) (string, bool) {
 	return t.in(locale), ok
 }
 
+// Is reports whether s is message id in one of the catalogue's locales: how a reader of the
+// worker's own output (historyimage, for the bridge) recognises it.
+func Is(id ID, s string) bool {
+	t, ok := catalogue[id]
+	return ok && (s == t.zh || s == t.en)
+}
+
 // Format is Text formatted with args (fmt.Sprintf verbs).
 func Format(locale string, id ID, args ...any) string {
 	return fmt.Sprintf(catalogue[id].in(locale), args...)
