@@ -62,7 +62,9 @@ func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 // resolved (and the claimed reply deleted from the bucket once read). The request_id of body becomes the Nats-Msg-Id, so the request is stored once however
 // often it is sent: CallRaw keeps trying to store it until JetStream acknowledges it or ctx ends
 // (a stream leader change, a reconnect), and asks again under "<request_id>.again-<n>" when its
-// connection reconnected while it waited for the reply (a reply sent meanwhile is lost). A call
+// connection reconnected while it waited for the reply (a reply sent meanwhile is lost) and when no
+// reply came for replyQuiet, then twice as long each time (a reply lost between servers, as when a
+// route between them breaks, leaves no trace on this connection). A call
 // that ends without a reply is a *CallError saying whether the request was stored and whether a
 // retry is safe (RetrySafe). The caller's trace context in ctx is sent as traceparent, and ctx's deadline as the
 // request's deadline (contracts.HeaderDeadline): the worker does not start the request after it. A
@@ -98,6 +100,8 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 	}
 	// A duplicate on a later attempt is this call's own request: an earlier attempt was stored
 	// although its acknowledgement was lost. Its reply comes to this inbox either way.
+	quiet := replyQuiet
+	askAt := time.Now().Add(quiet)
 	for asked := 0; ; {
 		wait, cancel := context.WithTimeout(ctx, reconnectCheck)
 		reply, err := sub.NextMsgWithContext(wait)
@@ -113,11 +117,15 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 			return nil, fmt.Errorf("client: wait for reply: %w", err)
 		}
 		// A reply published while this connection was reconnecting is lost (core NATS): ask again,
-		// once per reconnect, under a new Nats-Msg-Id (the stream drops a repeated one). The worker
-		// answers with the same request_id; requests are idempotent (contracts/README.md, "Delivery
-		// semantics").
-		if n := c.nc.Stats().Reconnects; n != reconnects && env.RequestID != "" && c.nc.IsConnected() {
+		// once per reconnect, under a new Nats-Msg-Id (the stream drops a repeated one). So is one
+		// dropped between two servers, which this connection never hears of: ask again when the
+		// reply is overdue too. The worker answers with the same request_id; requests are
+		// idempotent (contracts/README.md, "Delivery semantics").
+		n := c.nc.Stats().Reconnects
+		if (n != reconnects || !time.Now().Before(askAt)) && env.RequestID != "" && c.nc.IsConnected() {
 			reconnects = n
+			quiet *= 2
+			askAt = time.Now().Add(quiet)
 			asked++
 			again := nats.Header{}
 			for k, v := range hdr {
@@ -148,6 +156,11 @@ func (c *Client) resolve(ctx context.Context, reply *nats.Msg) ([]byte, error) {
 
 // reconnectCheck is how often a call waiting for its reply checks whether its connection reconnected.
 const reconnectCheck = 500 * time.Millisecond
+
+// replyQuiet is how long a call waits for its reply before it asks again (then 10 s, 20 s, ...): a
+// healthy worker answers in milliseconds to a few seconds. A request slower than that may run
+// twice; requests are idempotent.
+const replyQuiet = 5 * time.Second
 
 // storeAttempt bounds one attempt at storing a request: a publish sent to a server that just died,
 // or to a stream between two leaders, is never acknowledged.

@@ -120,3 +120,49 @@ func TestCallErrorsSayWhetherARetryIsSafe(t *testing.T) {
 		}
 	}
 }
+
+// A reply lost on its way (core NATS: a route between two servers breaking drops it, and the
+// caller's connection never hears of it) is asked for again once it is overdue, under a new
+// Nats-Msg-Id and the same request_id: the call gets the second answer.
+func TestCallAsksAgainWhenTheReplyIsOverdue(t *testing.T) {
+	t.Parallel()
+	s := natstest.Start(t)
+	nc := natstest.Connect(t, s)
+	ctx := context.Background()
+	js, _ := jetstream.New(nc)
+	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, messaging.DefaultStream, jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan string, 10)
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		var env contracts.Envelope
+		_ = json.Unmarshal(m.Data(), &env)
+		id := m.Headers().Get(contracts.HeaderMsgID)
+		seen <- id
+		if id != env.RequestID { // the first answer is lost; the one to the request asked again arrives
+			rep, _ := json.Marshal(contracts.Reply{RequestID: env.RequestID, OK: true, Result: json.RawMessage(`{}`)})
+			_ = js.Conn().Publish(m.Headers().Get(contracts.HeaderReplyTo), rep)
+		}
+		_ = m.Ack()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cc.Stop)
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := c.Call(cctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "lost-reply", ID: "x"}, nil); err != nil {
+		t.Fatalf("call whose first reply is lost: %v", err)
+	}
+	if got := []string{<-seen, <-seen}; got[0] != "lost-reply" || got[1] != "lost-reply.again-1" {
+		t.Errorf("stored %q, want the request and one asked again", got)
+	}
+}

@@ -33,6 +33,12 @@ const BACKOFF_FIRST_MS = 50;
 const BACKOFF_MAX_MS = 1_000;
 /** How often a call waiting for its reply checks whether its connection reconnected. */
 const RECONNECT_CHECK_MS = 500;
+/**
+ * Milliseconds a call waits for its reply before it asks again (then 10 s, 20 s, ...), as the Go
+ * and Python clients: a reply dropped between two servers leaves no trace on this connection. A
+ * request slower than that may run twice; requests are idempotent.
+ */
+const REPLY_QUIET_MS = 5_000;
 
 /**
  * Request header carrying the caller's deadline (the call's timeout) as an RFC 3339 UTC time with
@@ -230,6 +236,8 @@ export class WorkerClient {
    * claim-checked body, then the request) is tried again under the same request_id, with back-off,
    * until the deadline while JetStream does not answer, has no responders or is unavailable (503),
    * as during a stream leader failover: JetStream stores a request_id once, so a repeat is safe.
+   * A call still waiting for its reply after a reconnect, or 5 s after it was stored (then 10 s,
+   * 20 s, ...), asks again under `<request_id>.again-<n>`: a reply lost on its way is not the end.
    * @param {string} subject
    * @param {Uint8Array} body
    * @param {{timeout?: number, requestId?: string}} [opts]
@@ -265,6 +273,8 @@ export class WorkerClient {
       // A duplicate on a later attempt is an earlier attempt of this call whose acknowledgement was
       // lost: it is stored, and its reply comes to this inbox.
       if (ack.duplicate && store.attempts === 1) throw new DuplicateRequestError(subject, requestId);
+      let quiet = REPLY_QUIET_MS;
+      let askAt = Date.now() + quiet;
       for (let asked = 0; ;) {
         const msg = await within(reply, Math.min(RECONNECT_CHECK_MS, deadline - Date.now()));
         if (msg) return await this.resolve(msg);
@@ -272,10 +282,14 @@ export class WorkerClient {
           throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "reply", streamSeq: ack.seq, attempts: store.attempts });
         }
         // A reply published while the connection was reconnecting is lost (core NATS): ask again,
-        // once per reconnect, under a new Nats-Msg-Id (the stream drops a repeated one); the worker
-        // answers with the same request_id, and requests are idempotent (contracts/README.md).
-        if (this.reconnects !== reconnects && requestId && !this.nc.isClosed()) {
+        // once per reconnect, under a new Nats-Msg-Id (the stream drops a repeated one). So is one
+        // dropped between two servers, which this connection never hears of: ask again when the
+        // reply is overdue too. The worker answers with the same request_id, and requests are
+        // idempotent (contracts/README.md).
+        if ((this.reconnects !== reconnects || Date.now() >= askAt) && requestId && !this.nc.isClosed()) {
           reconnects = this.reconnects;
+          quiet *= 2;
+          askAt = Date.now() + quiet;
           asked++;
           // Storing it again may run into the deadline: the stored request is then what the
           // caller hears about (the reply timeout above), not this attempt.

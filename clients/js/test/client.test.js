@@ -178,6 +178,24 @@ test("after a reconnect, a call waiting for its reply asks again under a new Nat
   assert.equal(seen[1][1], seen[0][1], "asked again with the same deadline");
 });
 
+test("a call whose reply is overdue asks again under a new Nats-Msg-Id (a reply dropped between servers is lost)", async (t) => {
+  const c = new WorkerClient(client.nc);
+  const subject = "jstest.overdue." + randomId("o").toLowerCase();
+  const seen = [];
+  const sub = client.nc.subscribe(subject, {
+    callback: (_err, m) => {
+      const id = m.headers.get("Nats-Msg-Id");
+      seen.push(id);
+      m.respond(JSON.stringify({ stream: "STANDIN", seq: seen.length }));
+      // The first reply is lost on its way: the caller's connection never hears of it.
+      if (id.endsWith(".again-1")) client.nc.publish(m.headers.get("Reply-To"), JSON.stringify({ request_id: "r-overdue", ok: true, result: { asked: id } }));
+    },
+  });
+  t.after(() => sub.unsubscribe());
+  assert.deepEqual(await c.call(subject, { request_id: "r-overdue", ref: "x" }, { timeout: 30_000 }), { asked: "r-overdue.again-1" });
+  assert.deepEqual(seen, ["r-overdue", "r-overdue.again-1"]);
+});
+
 test("errors say whether a retry is safe", async (t) => {
   const c = new WorkerClient(client.nc, { storeAttemptTimeout: 100 });
   const silent = standIn(t, ["silent"]);

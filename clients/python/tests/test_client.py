@@ -297,6 +297,33 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
             await nc.close()
             await proxy.close()
 
+    async def test_an_overdue_reply_is_asked_for_again(self):
+        # The stand-in's first reply is lost on its way (between two servers: the caller's
+        # connection never hears of it); once the reply is overdue (REPLY_QUIET), the client asks
+        # again with a new Nats-Msg-Id and gets the second reply.
+        for transport in TRANSPORTS:
+            with self.subTest(transport):
+                subject = "pytest.overdue." + _env.random_id("o")
+                seen = []
+
+                async def stand_in(msg):
+                    seen.append(dict(msg.headers or {}))
+                    if transport == "jetstream":
+                        await msg.respond(json.dumps({"stream": "FAKE", "seq": len(seen)}).encode())
+                    if len(seen) == 1:
+                        return  # its reply is lost
+                    reply_to = msg.headers.get("Reply-To") or msg.reply
+                    await self.nc.publish(reply_to, json.dumps({"request_id": "r-overdue", "ok": True, "result": {"n": len(seen)}}).encode())
+
+                listen = subject if transport == "jetstream" else "artifact-worker." + subject
+                sub = await self.nc.subscribe(listen, cb=stand_in)
+                try:
+                    res = await WorkerClient(self.nc, transport=transport).call(subject, {"request_id": "r-overdue"}, timeout=30)
+                finally:
+                    await sub.unsubscribe()
+                self.assertEqual(res, {"n": 2})
+                self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-overdue", "r-overdue.again-1"])
+
     async def test_an_expired_reply_is_an_expired_error(self):
         # The worker's answer to a request it found past its deadline (contracts/README.md, "Deadlines").
         subject = "pytest.expired." + _env.random_id("e")

@@ -48,7 +48,13 @@ _ERR_CODE_STORE_FAILED = 10077
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.05, 1.0
 #: How often a call waiting for its reply looks whether its connection reconnected.
 _RECONNECT_POLL = 0.25
-_RECONNECTED = object()
+#: Seconds a call waits for its reply before it asks again (then 10, 20, ...), as the Go and
+#: JavaScript clients: a reply dropped between two servers leaves no trace on this connection. A
+#: request slower than that may run twice; requests are idempotent.
+REPLY_QUIET = 5.0
+#: What _next returns when the call should ask again: its connection reconnected, or the reply is
+#: overdue.
+_ASK_AGAIN = object()
 _FRONT_UNAVAILABLE = "the worker could not store it (JetStream did not acknowledge it in time; it may be stored)"
 
 #: Headers the client sets itself: a caller's are dropped.
@@ -255,8 +261,10 @@ class _Call:
     """One call: its deadline, its inbox, its attempts.
 
     A reply is a core NATS message: one sent while this client's connection was down (its server
-    killed, a network blip) is lost although the request was handled. So while it waits, the call
-    watches the connection's reconnects; after one, it asks again: the same request (same
+    killed, a network blip), or dropped between two servers, is lost although the request was
+    handled. So while it waits, the call watches the connection's reconnects and the time; after a
+    reconnect, or when no reply came for REPLY_QUIET (then twice as long each time), it asks
+    again: the same request (same
     request_id, same inbox) with a new Nats-Msg-Id, ``<request_id>.again-<n>``, as the contract
     allows (contracts/README.md, "Delivery semantics"). Reads answer again; a repeated
     workspace.file_written is recognised by its request_id and recorded once.
@@ -275,6 +283,8 @@ class _Call:
         self.last_error: Optional[BaseException] = None
         self.claims: list = []  # claim names this call stored
         self.reconnects = client.nc.stats["reconnects"]
+        self.quiet = REPLY_QUIET
+        self.ask_at = self.loop.time() + self.quiet
 
     def remaining(self) -> float:
         return self.deadline - self.loop.time()
@@ -402,15 +412,16 @@ class _Call:
 
     def _reply_timeout(self, stored: Optional[bool], stream_seq: Optional[int] = None, detail: str = "") -> WorkerTimeoutError:
         if self.asked_again:
-            detail = (detail + "; " if detail else "") + f"asked again {self.asked_again}x after reconnects"
+            detail = (detail + "; " if detail else "") + f"asked again {self.asked_again}x (after reconnects or overdue replies)"
         return WorkerTimeoutError(
             subject=self.subject, request_id=self.request_id, timeout=self.timeout,
             stage="reply", stored=stored, stream_seq=stream_seq, attempts=self.attempts, detail=detail,
         )
 
     async def _next(self, replies: asyncio.Queue) -> Any:
-        """The next message on the call's inbox; None at the deadline; _RECONNECTED when the
-        connection reconnected since the last look (a reply may have been lost)."""
+        """The next message on the call's inbox; None at the deadline; _ASK_AGAIN when the
+        connection reconnected since the last look or the reply is overdue (it may have been
+        lost)."""
         while True:
             remaining = self.remaining()
             if remaining <= 0:
@@ -419,9 +430,11 @@ class _Call:
                 return await asyncio.wait_for(replies.get(), min(_RECONNECT_POLL, remaining))
             except asyncio.TimeoutError:
                 reconnects = self.c.nc.stats["reconnects"]
-                if reconnects != self.reconnects:
+                if reconnects != self.reconnects or self.loop.time() >= self.ask_at:
                     self.reconnects = reconnects
-                    return _RECONNECTED
+                    self.quiet *= 2
+                    self.ask_at = self.loop.time() + self.quiet
+                    return _ASK_AGAIN
 
     async def _jetstream(self, body: bytes, headers: dict, replies: asyncio.Queue) -> Any:
         data, hdr = await self._message(body, headers, again=False)
@@ -435,7 +448,7 @@ class _Call:
             msg = await self._next(replies)
             if msg is None:
                 raise self._reply_timeout(True, ack.seq)
-            if msg is not _RECONNECTED:
+            if msg is not _ASK_AGAIN:
                 return msg
             try:
                 data, hdr = await self._message(body, headers, again=True)
@@ -479,10 +492,10 @@ class _Call:
                 answer: Any = "not sent: " + (str(err) or type(err).__name__)
             else:
                 answer = await self._plain_answer(replies, subject, first=sent == 1)
-                maybe_stored = maybe_stored or answer is None or answer is _RECONNECTED or answer == _FRONT_UNAVAILABLE
+                maybe_stored = maybe_stored or answer is None or answer is _ASK_AGAIN or answer == _FRONT_UNAVAILABLE
             if answer is None:
                 raise timeout()
-            if answer is _RECONNECTED:
+            if answer is _ASK_AGAIN:
                 try:
                     data, hdr = await self._message(body, headers, again=True)
                 except WorkerTimeoutError:
@@ -502,11 +515,11 @@ class _Call:
 
     async def _plain_answer(self, replies: asyncio.Queue, subject: str, first: bool) -> Any:
         """The answer to one plain attempt (the call's first or a later one): the reply (a
-        message), None at the deadline, _RECONNECTED, or why the request was not stored (a
+        message), None at the deadline, _ASK_AGAIN, or why the request was not stored (a
         string: try again)."""
         while True:
             msg = await self._next(replies)
-            if msg is None or msg is _RECONNECTED:
+            if msg is None or msg is _ASK_AGAIN:
                 return msg
             hdr = msg.headers or {}
             if hdr.get(api.Header.STATUS) == "503" and not msg.data:
