@@ -1,22 +1,12 @@
 package service_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nats-io/jwt/v2"
-	"github.com/nats-io/nkeys"
-
+	"github.com/agentworks/artifact-worker/internal/testcerts"
 	"github.com/agentworks/artifact-worker/service"
 )
 
@@ -31,10 +21,10 @@ func TestValidateChecksTLSAndCredentialsFiles(t *testing.T) {
 		}
 		return p
 	}
-	cert, key := selfSigned(t)
-	_, otherKey := selfSigned(t)
+	cert, key := testcerts.SelfSigned(t)
+	_, otherKey := testcerts.SelfSigned(t)
 	certFile, keyFile, otherKeyFile := write("cert.pem", cert), write("key.pem", key), write("other-key.pem", otherKey)
-	creds := write("user.creds", userCreds(t))
+	creds := write("user.creds", testcerts.UserCreds(t))
 	notPEM := write("not.pem", []byte("this is not PEM\n"))
 	unreadable := filepath.Join(dir, "missing.pem")
 
@@ -67,40 +57,4 @@ func TestValidateChecksTLSAndCredentialsFiles(t *testing.T) {
 			}
 		})
 	}
-}
-
-func selfSigned(t *testing.T) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
-}
-
-func userCreds(t *testing.T) []byte {
-	t.Helper()
-	account, _ := nkeys.CreateAccount()
-	user, _ := nkeys.CreateUser()
-	pub, _ := user.PublicKey()
-	token, err := jwt.NewUserClaims(pub).Encode(account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed, _ := user.Seed()
-	creds, err := jwt.FormatUserConfig(token, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return creds
 }

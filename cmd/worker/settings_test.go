@@ -1,23 +1,15 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"flag"
 	"io"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/jwt/v2"
-	"github.com/nats-io/nkeys"
+	"github.com/agentworks/artifact-worker/internal/testcerts"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -126,7 +118,8 @@ func TestLoadConfigSecuritySettings(t *testing.T) {
 		}
 		return p
 	}
-	certPEM, keyPEM, credsData := testCredentials(t)
+	certPEM, keyPEM := testcerts.SelfSigned(t)
+	credsData := testcerts.UserCreds(t)
 	ca, key, creds := write("ca.pem", certPEM), write("key.pem", keyPEM), write("user.creds", credsData)
 	notPEM := write("not.pem", []byte("pem"))
 	missing := filepath.Join(dir, "missing.pem")
@@ -209,35 +202,4 @@ func TestLoadConfigExtractionLimits(t *testing.T) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}
 	}
-}
-
-// testCredentials returns a self-signed certificate and its key (PEM) and a NATS user's .creds file.
-func testCredentials(t *testing.T) (certPEM, keyPEM, creds []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	account, _ := nkeys.CreateAccount()
-	user, _ := nkeys.CreateUser()
-	pub, _ := user.PublicKey()
-	token, err := jwt.NewUserClaims(pub).Encode(account)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed, _ := user.Seed()
-	if creds, err = jwt.FormatUserConfig(token, seed); err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), creds
 }
