@@ -346,12 +346,12 @@ var catalogue = map[ID]text{
 		en: "What the model can read (optional; replaces the registry's entry): text, vision, file, audio, video",
 	},
 	GetHistoryImageDescription: {
-		zh: "获取历史对话中用户上传的图片。\n当用户询问历史图片的细节（如\"刚才那张图的右上角是什么\"）时，\n使用此工具获取图片内容进行分析。\n输入参数为图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取）。",
-		en: "Get an image the user uploaded earlier in the conversation.\nWhen the user asks about details of an earlier image (such as \"what is in the top right corner of that picture\"),\nuse this tool to get the image and analyse it.\nThe input is the image's MD5 hash (taken from the [Picture:history_xxx] placeholder).",
+		zh: "获取历史对话中用户上传的图片。\n当用户询问历史图片的细节（如\"刚才那张图的右上角是什么\"）时，\n使用此工具获取图片内容进行分析。\n输入参数为图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取）。\n文档等其他文件以 [File:history_xxx] 占位符出现，同样传入其中的哈希值。",
+		en: "Get an image the user uploaded earlier in the conversation.\nWhen the user asks about details of an earlier image (such as \"what is in the top right corner of that picture\"),\nuse this tool to get the image and analyse it.\nThe input is the image's MD5 hash (taken from the [Picture:history_xxx] placeholder).\nDocuments and other files appear as [File:history_xxx] placeholders: pass their hash the same way.",
 	},
 	ImageMD5Description: {
-		zh: "图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取）",
-		en: "The image's MD5 hash (taken from the [Picture:history_xxx] placeholder)",
+		zh: "图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取；文件取自 [File:history_xxx]）",
+		en: "The image's MD5 hash (taken from the [Picture:history_xxx] placeholder; for a file, from [File:history_xxx])",
 	},
 	WriteFileDescription: {"在工作空间内创建或修改文件。", "Create or modify a file in the workspace."},
 	PathDescription:      {"文件的相对路径", "Relative path of the file"},

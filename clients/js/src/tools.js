@@ -26,11 +26,11 @@ export const TOOL_SPECS = Object.freeze({
     },
     {
       "name": "get_history_image",
-      "description": "Get an image the user uploaded earlier in the conversation.\nWhen the user asks about details of an earlier image (such as \"what is in the top right corner of that picture\"),\nuse this tool to get the image and analyse it.\nThe input is the image's MD5 hash (taken from the [Picture:history_xxx] placeholder).",
+      "description": "Get an image the user uploaded earlier in the conversation.\nWhen the user asks about details of an earlier image (such as \"what is in the top right corner of that picture\"),\nuse this tool to get the image and analyse it.\nThe input is the image's MD5 hash (taken from the [Picture:history_xxx] placeholder).\nDocuments and other files appear as [File:history_xxx] placeholders: pass their hash the same way.",
       "parameters": {
         "properties": {
           "image_md5": {
-            "description": "The image's MD5 hash (taken from the [Picture:history_xxx] placeholder)",
+            "description": "The image's MD5 hash (taken from the [Picture:history_xxx] placeholder; for a file, from [File:history_xxx])",
             "type": "string"
           }
         },
@@ -60,11 +60,11 @@ export const TOOL_SPECS = Object.freeze({
     },
     {
       "name": "get_history_image",
-      "description": "获取历史对话中用户上传的图片。\n当用户询问历史图片的细节（如\"刚才那张图的右上角是什么\"）时，\n使用此工具获取图片内容进行分析。\n输入参数为图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取）。",
+      "description": "获取历史对话中用户上传的图片。\n当用户询问历史图片的细节（如\"刚才那张图的右上角是什么\"）时，\n使用此工具获取图片内容进行分析。\n输入参数为图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取）。\n文档等其他文件以 [File:history_xxx] 占位符出现，同样传入其中的哈希值。",
       "parameters": {
         "properties": {
           "image_md5": {
-            "description": "图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取）",
+            "description": "图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取；文件取自 [File:history_xxx]）",
             "type": "string"
           }
         },
