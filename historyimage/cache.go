@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentworks/artifact-worker/internal/membudget"
 	"github.com/agentworks/artifact-worker/internal/objput"
 )
 
@@ -336,7 +337,8 @@ func (c *Cache) objectFresh(ctx context.Context, name string, size int) bool {
 
 // Get returns the image stored under md5 (any form NormalizeID accepts).
 // Errors: ErrInvalidImageID; ErrNotFound when it was never stored or has expired (index or object);
-// JetStream errors otherwise (transient, wrapped).
+// JetStream errors otherwise (transient, wrapped). An image kept in the Object Store is charged to
+// ctx's memory budget (membudget.ArtifactFactor per byte) before it is read; Get waits for room.
 func (c *Cache) Get(ctx context.Context, md5 string) (Image, error) {
 	id, err := NormalizeID(md5)
 	if err != nil {
@@ -355,6 +357,11 @@ func (c *Cache) Get(ctx context.Context, md5 string) (Image, error) {
 	}
 	if e.Object == "" {
 		return Image{Data: e.Data, MimeType: e.MimeType, Filename: e.Filename}, nil
+	}
+	// A large image is charged to the request's memory budget before it is read, as an artifact
+	// is (objectstore): the handler decodes it, may fit it and encodes the reply.
+	if err := membudget.Reserve(ctx, membudget.ArtifactFactor*int64(e.Size)); err != nil {
+		return Image{}, fmt.Errorf("historyimage: get %s: %w", id, err)
 	}
 	data, err := c.getObject(ctx, e.Object)
 	if errors.Is(err, ErrNotFound) {

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/historyimage"
+	"github.com/agentworks/artifact-worker/internal/membudget"
 	"github.com/agentworks/artifact-worker/internal/natstest"
 )
 
@@ -423,6 +424,47 @@ func TestNewCacheInlineMax(t *testing.T) {
 			}
 			if img, err := c.Get(t.Context(), md5hex(data)); err != nil || img.Data != data {
 				t.Errorf("Get = %d chars, %v", len(img.Data), err)
+			}
+		})
+	}
+}
+
+// A history image is read into memory, decoded and encoded again like an artifact: one large enough
+// for the Object Store is charged to the request's memory budget before it is read (so
+// MEMORY_BUDGET bounds get_history_image too); a small one, already in its KV entry, is not.
+func TestCacheGetChargesLargeImagesToTheMemoryBudget(t *testing.T) {
+	js := startJetStream(t)
+	cache := newCache(t, js, historyimage.CacheConfig{})
+	for _, tt := range []struct {
+		name    string
+		rawSize int
+		charged bool
+	}{
+		{"inline in KV", 10 << 10, false},
+		{"in the Object Store", 3 << 20, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := fakePNG(uint64(300+tt.rawSize), 640, 480, tt.rawSize)
+			md5 := md5hex(data)
+			if err := cache.Put(t.Context(), md5, historyimage.Image{Data: data, MimeType: "image/png"}); err != nil {
+				t.Fatalf("Put: %v", err)
+			}
+			budget := membudget.New(1 << 30)
+			ctx, release := budget.Attach(t.Context())
+			img, err := cache.Get(ctx, md5)
+			if err != nil || img.Data != data {
+				t.Fatalf("Get: %v (%d bytes, want %d)", err, len(img.Data), len(data))
+			}
+			want := int64(0)
+			if tt.charged {
+				want = membudget.ArtifactFactor * int64(len(data))
+			}
+			if got := budget.Used(); got != want {
+				t.Errorf("%d bytes reserved while the request holds the image, want %d", got, want)
+			}
+			release()
+			if got := budget.Used(); got != 0 {
+				t.Errorf("%d bytes reserved after the request ended, want 0", got)
 			}
 		})
 	}
