@@ -43,7 +43,34 @@ type Dialect struct {
 	Text TextShape
 	// Turn is how the answers to the calls of one assistant turn are put together.
 	Turn Turn
+	// Conversation is the shape of a conversation in the dialect: what context.preprocess
+	// (historyimage) accepts as its list of messages.
+	Conversation Conversation
 }
+
+// Conversation is the shape of a dialect's list of messages.
+type Conversation struct {
+	// Shape is what each element of the list is.
+	Shape Shape
+	// ContentList: a message's content must be a list of parts (never a string).
+	ContentList bool
+}
+
+// Shape is the kind of element a dialect's list of messages holds.
+type Shape string
+
+const (
+	// Messages: objects with a role (OpenAI chat, Anthropic, Bedrock Converse).
+	Messages Shape = "messages"
+	// PairsOrObjects: [role, content] pairs, objects with a role, or message dicts with a type
+	// instead ({"type":"human",...}); content parts may be bare strings (LangChain).
+	PairsOrObjects Shape = "pairsOrObjects"
+	// Contents: objects with a parts list, whose role is user when it has none (Gemini).
+	Contents Shape = "contents"
+	// Items: input items, each with a role or a type (function_call_output, ...) that tells whose
+	// it is (OpenAI Responses).
+	Items Shape = "items"
+)
 
 // Placement is where a dialect puts routed media.
 type Placement string
@@ -124,21 +151,24 @@ var table = []*Dialect{
 		// image_url, file (PDF) and input_audio (wav, mp3) parts in the follow-up user message.
 		Carriage: Carriage{Image: openAIImages, Document: []string{"pdf"}, Audio: []string{"wav", "mp3"}, Video: []string{}},
 		Media:    InFollowUp, ToolContent: stringContent, FollowUp: openAIFollowUp, Bridge: openAIBridge, Text: TextString,
-		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
+		Turn:         Turn{Answer: `{"role":"tool","tool_call_id":"$id","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
+		Conversation: Conversation{Shape: Messages},
 	},
 	{
 		Name: contracts.DialectOpenAIResponses, Provider: "openai", Tokens: contracts.UsageOpenAITiles,
 		// input_image and input_file (PDF) in function_call_output.output; input_audio is not allowed there.
 		Carriage: Carriage{Image: openAIImages, Document: []string{"pdf"}, Audio: []string{}, Video: []string{}},
 		Media:    InToolResult, ToolContent: responsesOutput, Text: TextString,
-		Turn: Turn{Answer: `{"type":"function_call_output","call_id":"$id","output":"$content"}`, Note: `{"type":"input_text","text":"$text"}`},
+		Turn:         Turn{Answer: `{"type":"function_call_output","call_id":"$id","output":"$content"}`, Note: `{"type":"input_text","text":"$text"}`},
+		Conversation: Conversation{Shape: Items},
 	},
 	{
 		Name: contracts.DialectAnthropic, Provider: "anthropic", Tokens: contracts.UsageAnthropicPixels,
 		// image (its source's media_type enum) and document (PDF) blocks in tool_result.content.
 		Carriage: Carriage{Image: []string{"jpeg", "png", "gif", "webp"}, Document: []string{"pdf"}, Audio: []string{}, Video: []string{}},
 		Media:    InToolResult, ToolContent: anthropicContent, Text: TextBlocks,
-		Turn: Turn{Group: "content", Answer: `{"type":"tool_result","tool_use_id":"$id","content":"$content","is_error":"$failed"}`, Note: `{"type":"text","text":"$text"}`},
+		Turn:         Turn{Group: "content", Answer: `{"type":"tool_result","tool_use_id":"$id","content":"$content","is_error":"$failed"}`, Note: `{"type":"text","text":"$text"}`},
+		Conversation: Conversation{Shape: Messages},
 	},
 	{
 		Name: contracts.DialectGemini, Provider: "google", Tokens: contracts.UsageGeminiTiles,
@@ -146,7 +176,8 @@ var table = []*Dialect{
 		Carriage: Carriage{Any: true},
 		Media:    ByModel, ToolContent: geminiResponse, FollowUp: geminiFollowUp, Text: TextGemini,
 		// Gemini takes the responses to parallel calls together, in one content.
-		Turn: Turn{Group: "parts", FollowUpBody: "parts", Answer: `{"functionResponse":{"...":"$content","id":"$id","name":"$name"}}`, Note: `{"text":"$text"}`},
+		Turn:         Turn{Group: "parts", FollowUpBody: "parts", Answer: `{"functionResponse":{"...":"$content","id":"$id","name":"$name"}}`, Note: `{"text":"$text"}`},
+		Conversation: Conversation{Shape: Contents},
 	},
 	{
 		Name: contracts.DialectBedrockConverse, Provider: "bedrock", Tokens: contracts.UsageAnthropicPixels,
@@ -159,21 +190,24 @@ var table = []*Dialect{
 		},
 		Media: InToolResult, ToolContent: bedrockContent, Text: TextBedrock,
 		// Document names must be unique within a request (docs/providers.md, "Part shapes").
-		Turn: Turn{Group: "content", Answer: `{"toolResult":{"toolUseId":"$id","content":"$content","status":"$status"}}`, Note: `{"text":"$text"}`, DocumentName: "document"},
+		Turn:         Turn{Group: "content", Answer: `{"toolResult":{"toolUseId":"$id","content":"$content","status":"$status"}}`, Note: `{"text":"$text"}`, DocumentName: "document"},
+		Conversation: Conversation{Shape: Messages, ContentList: true},
 	},
 	{
 		Name: contracts.DialectLangChain, Tokens: contracts.UsageOpenAITiles,
 		// image, file, audio and video standard blocks: whatever the model behind it takes.
 		Carriage: Carriage{Any: true},
 		Media:    InToolResult, ToolContent: langchainContent, Text: TextBlocks,
-		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
+		Turn:         Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
+		Conversation: Conversation{Shape: PairsOrObjects},
 	},
 	{
 		Name: contracts.DialectLangChainJS, Tokens: contracts.UsageOpenAITiles,
 		// LangChain.js standard blocks: the same kinds as langchain, with data and mimeType.
 		Carriage: Carriage{Any: true},
 		Media:    InToolResult, ToolContent: langchainJSContent, Text: TextBlocks,
-		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
+		Turn:         Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
+		Conversation: Conversation{Shape: PairsOrObjects},
 	},
 }
 

@@ -33,6 +33,16 @@ func TestTableIsTheWireList(t *testing.T) {
 	}
 }
 
+// TestConversationShape: every entry says its conversation's shape (the zero Shape is no dialect's:
+// context.preprocess reads it as "any dialect's").
+func TestConversationShape(t *testing.T) {
+	for _, d := range All() {
+		if !slices.Contains([]Shape{Messages, PairsOrObjects, Contents, Items}, d.Conversation.Shape) {
+			t.Errorf("%s: conversation shape %q", d.Name, d.Conversation.Shape)
+		}
+	}
+}
+
 // TestTextShape: the declared text shape (what the JavaScript client writes for a text) is what
 // ToolContent gives a text alone.
 func TestTextShape(t *testing.T) {

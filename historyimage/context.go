@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 	"github.com/agentworks/artifact-worker/internal/rawjson"
 	"github.com/agentworks/artifact-worker/messages"
 )
@@ -89,12 +89,42 @@ func checkList(doc rawJSON) error {
 	return nil
 }
 
+// shape is the conversation shape a context must have: one dialect's (its table entry's
+// Conversation), or that of any dialect.
+type shape struct {
+	name    string // the dialect; "" for any
+	conv    dialects.Conversation
+	bridges bool // the dialect builds bridges (Dialect.Bridge), or any dialect
+}
+
+// anyShape is the Shape of the "" dialect: any dialect's shape is taken.
+const anyShape dialects.Shape = ""
+
+// shapeOf is the shape of a dialect's conversation: "" is any dialect's, and a name the table does
+// not know has objects with a role.
+func shapeOf(dialect string) shape {
+	if dialect == "" {
+		return shape{bridges: true}
+	}
+	sh := shape{name: dialect, conv: dialects.Conversation{Shape: dialects.Messages}}
+	if d, ok := dialects.Lookup(dialect); ok {
+		sh.conv, sh.bridges = d.Conversation, d.Bridge != nil
+	}
+	return sh
+}
+
+// pairs reports whether [role, content] pairs are taken (and bare strings among content parts).
+func (sh shape) pairs() bool {
+	return sh.conv.Shape == anyShape || sh.conv.Shape == dialects.PairsOrObjects
+}
+
 // messages locates every message of the list, checks it has the dialect's shape ("" accepts the
 // shape of any dialect), and sets toolish, human and turn.
 func (b rawJSON) messages(dialect string) ([]message, error) {
+	sh := shapeOf(dialect)
 	var msgs []message
 	err := b.elems(b.skipSpace(0), func(n, start, end int) error {
-		m, err := b.message(dialect, n, span{start, end})
+		m, err := b.message(sh, n, span{start, end})
 		if err != nil {
 			return err
 		}
@@ -112,7 +142,7 @@ func (b rawJSON) messages(dialect string) ([]message, error) {
 			// assembly puts an assistant message (a bridge) before each follow-up: it ends no turn.
 			// Only the worker's own bridge sentence counts: a model's answer after a tool result
 			// followed by a person's message with an image is a new turn.
-			m.bridge = m.bridgeText && (dialect == "" || dialect == contracts.DialectOpenAIChat) &&
+			m.bridge = m.bridgeText && sh.bridges &&
 				i > 0 && (msgs[i-1].toolish || msgs[i-1].followUp) && i+1 < len(msgs) &&
 				msgs[i+1].role == roleUser && !msgs[i+1].toolish && msgs[i+1].chatMedia
 			fresh = fresh || !m.bridge
@@ -135,17 +165,17 @@ func (b rawJSON) messages(dialect string) ([]message, error) {
 }
 
 // message reads the message at s.
-func (b rawJSON) message(dialect string, n int, s span) (message, error) {
+func (b rawJSON) message(sh shape, n int, s span) (message, error) {
 	m := message{path: fmt.Sprintf("messages[%d]", n)}
 	switch b.kind(s) {
 	case '[':
-		if dialect != "" && !langchain(dialect) {
-			return m, invalid(fmt.Sprintf("%s is a list: a %s message is an object with a role", m.path, dialect))
+		if !sh.pairs() {
+			return m, invalid(fmt.Sprintf("%s is a list: a %s message is an object with a role", m.path, sh.name))
 		}
 		return b.pair(m, s)
 	case '{':
 	default:
-		if dialect == "" || langchain(dialect) {
+		if sh.pairs() {
 			return m, invalid(fmt.Sprintf("%s is %s, neither a [role, content] pair nor an object with a role", m.path, kindName(b.kind(s))))
 		}
 		return m, invalid(fmt.Sprintf("%s is %s, want an object", m.path, kindName(b.kind(s))))
@@ -161,29 +191,29 @@ func (b rawJSON) message(dialect string, n int, s span) (message, error) {
 		m.role = canonicalRole(r)
 	}
 	t, typed := b.str(typ)
-	switch dialect {
-	case contracts.DialectGemini:
+	switch sh.conv.Shape {
+	case dialects.Contents:
 		if !parts.ok() || b.kind(parts) != '[' {
-			return m, invalid(fmt.Sprintf("%s: a gemini content has a parts list", m.path))
+			return m, invalid(fmt.Sprintf("%s: a %s content has a parts list", m.path, sh.name))
 		}
 		if !role.ok() {
 			m.role = roleUser
 		}
-	case contracts.DialectOpenAIResponses:
+	case dialects.Items:
 		if !role.ok() {
 			if !typed {
 				return m, invalid(fmt.Sprintf("%s is an item without a role or a type", m.path))
 			}
 			m.role = responsesItemRole(t)
 		}
-	case contracts.DialectLangChain, contracts.DialectLangChainJS, "":
+	case dialects.PairsOrObjects, anyShape:
 		if !role.ok() {
 			switch {
-			case typed && dialect == "" && strings.Contains(t, "_"):
+			case typed && sh.conv.Shape == anyShape && strings.Contains(t, "_"):
 				m.role = responsesItemRole(t) // a Responses item
 			case typed:
 				m.role = canonicalRole(t) // a LangChain message dict: {"type":"human","content":...}
-			case parts.ok() && dialect == "":
+			case parts.ok() && sh.conv.Shape == anyShape:
 				m.role = roleUser // a Gemini content without a role
 			default:
 				return m, invalid(fmt.Sprintf("%s is an object without a role", m.path))
@@ -194,14 +224,14 @@ func (b rawJSON) message(dialect string, n int, s span) (message, error) {
 			return m, invalid(fmt.Sprintf("%s is an object without a role", m.path))
 		}
 	}
-	if dialect == contracts.DialectBedrockConverse && (!content.ok() || b.kind(content) != '[') {
-		return m, invalid(fmt.Sprintf("%s.content: a bedrock-converse message has a content list", m.path))
+	if sh.conv.ContentList && (!content.ok() || b.kind(content) != '[') {
+		return m, invalid(fmt.Sprintf("%s.content: a %s message has a content list", m.path, sh.name))
 	}
 	for _, l := range []struct {
 		s    span
 		name string
 	}{{content, "content"}, {parts, "parts"}, {output, "output"}} {
-		if err := b.addList(&m, dialect, l.s, m.path+"."+l.name); err != nil {
+		if err := b.addList(&m, sh, l.s, m.path+"."+l.name); err != nil {
 			return m, err
 		}
 	}
@@ -245,13 +275,13 @@ func (b rawJSON) pair(m message, s span) (message, error) {
 		return m, invalid(fmt.Sprintf("%s[0]: role is %s, want a string", m.path, kindName(b.kind(items[0]))))
 	}
 	m.role = canonicalRole(r)
-	return m, b.addList(&m, "", items[1], m.path+"[1]")
+	return m, b.addList(&m, shape{}, items[1], m.path+"[1]")
 }
 
 // addList records the part list at s (absent, a string or null add nothing), after checking its
 // kind: anything else is an error for a person's or a tool's message (their content is read), and
 // in a named dialect for any message.
-func (b rawJSON) addList(m *message, dialect string, s span, path string) error {
+func (b rawJSON) addList(m *message, sh shape, s span, path string) error {
 	if !s.ok() {
 		return nil
 	}
@@ -263,15 +293,15 @@ func (b rawJSON) addList(m *message, dialect string, s span, path string) error 
 		return nil
 	case '[':
 	default:
-		if path == m.path+".output" && dialect == "" {
+		if path == m.path+".output" && sh.conv.Shape == anyShape {
 			return nil // an output that is no list: not a Responses function_call_output
 		}
-		if dialect != "" || m.role == roleUser || m.role == roleTool {
+		if sh.conv.Shape != anyShape || m.role == roleUser || m.role == roleTool {
 			return invalid(fmt.Sprintf("%s is %s, want a string or a list of parts", path, kindName(b.kind(s))))
 		}
 		return nil
 	}
-	if dialect != "" && !langchain(dialect) {
+	if !sh.pairs() {
 		var err error
 		_ = b.elems(s.start, func(k, start, end int) error {
 			if b.kind(span{start, end}) != '{' {
@@ -317,12 +347,6 @@ func (b rawJSON) onlyToolResults(s span) bool {
 		return nil
 	})
 	return n > 0 && all
-}
-
-// langchain reports whether a dialect is LangChain's (Python or JavaScript): [role, content]
-// pairs, message dicts, and bare strings among content parts.
-func langchain(dialect string) bool {
-	return dialect == contracts.DialectLangChain || dialect == contracts.DialectLangChainJS
 }
 
 func kindName(c byte) string {

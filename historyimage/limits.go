@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 )
 
 // kept is a medium that stays in the context (a kept turn's), tracked for the request's limits.
@@ -19,9 +20,18 @@ type kept struct {
 }
 
 // keepsTrack reports whether the media that stay are tracked: for the request's limits, and for
-// Bedrock's document names, which must not repeat within a request.
+// document names that must not repeat within a request (Bedrock's).
 func (w *walk) keepsTrack() bool {
-	return w.opts.Limits != (contracts.RequestLimits{}) || w.opts.Dialect == contracts.DialectBedrockConverse
+	return w.opts.Limits != (contracts.RequestLimits{}) || w.documentName() != ""
+}
+
+// documentName is the member of a content block holding a document whose name must be unique
+// within a request in the dialect (its table entry's Turn.DocumentName), "" when there is none.
+func (w *walk) documentName() string {
+	if d, ok := dialects.Lookup(w.opts.Dialect); ok {
+		return d.Turn.DocumentName
+	}
+	return ""
 }
 
 // tally is what the media that stay add up to, as the limits count them (sizes on base64).
@@ -113,10 +123,12 @@ func (w *walk) moveOut(i int, why string) bool {
 	return true
 }
 
-// uniqueNames renames the Bedrock documents that stay whose name an earlier one has: Converse
-// rejects a request whose document names repeat ("report", "report (2)", ...).
+// uniqueNames renames the documents that stay whose name an earlier one has, in a dialect whose
+// document names must be unique: Bedrock Converse rejects a request whose document names repeat
+// ("report", "report (2)", ...).
 func (w *walk) uniqueNames(moved []bool) {
-	if w.opts.Dialect != contracts.DialectBedrockConverse {
+	member := w.documentName()
+	if member == "" {
 		return
 	}
 	seen := map[string]int{}
@@ -135,7 +147,7 @@ func (w *walk) uniqueNames(moved []bool) {
 		renamed := fmt.Sprintf("%s (%d)", name, seen[name])
 		seen[renamed]++
 		w.extra = append(w.extra, edit{k.media.name.start, k.media.name.end, []byte(fmt.Sprintf("%q", renamed))})
-		w.rep.OverLimits = append(w.rep.OverLimits, contracts.LeftAlonePart{Path: k.path + ".document.name",
+		w.rep.OverLimits = append(w.rep.OverLimits, contracts.LeftAlonePart{Path: k.path + "." + member + ".name",
 			Reason: fmt.Sprintf("renamed %q: Bedrock rejects a request whose document names repeat", renamed)})
 	}
 }
