@@ -284,10 +284,15 @@ class _Call:
         self.claims: list = []  # claim names this call stored
         self.reconnects = client.nc.stats["reconnects"]
         self.quiet = REPLY_QUIET
-        self.ask_at = self.loop.time() + self.quiet
+        self.ask_at = self.loop.time() + self.quiet  # reset once the request is sent (_sent)
 
     def remaining(self) -> float:
         return self.deadline - self.loop.time()
+
+    def _sent(self) -> None:
+        """Starts the wait for the reply: it is overdue self.quiet from now (storing may have
+        taken long, through a failover)."""
+        self.ask_at = self.loop.time() + self.quiet
 
     async def run(self, body: bytes, extra: Mapping[str, str]) -> bytes:
         nc = self.c.nc
@@ -440,6 +445,7 @@ class _Call:
         data, hdr = await self._message(body, headers, again=False)
         first = self.attempts + 1
         ack = await self._retry_store(self._publish(data, hdr))
+        self._sent()
         if ack.duplicate and self.attempts == first:
             raise DuplicateRequestError(self.subject, self.request_id)
         # A duplicate on a later attempt: an earlier attempt of this call was stored (its
@@ -491,6 +497,7 @@ class _Call:
             except _TRANSIENT as err:
                 answer: Any = "not sent: " + (str(err) or type(err).__name__)
             else:
+                self._sent()
                 answer = await self._plain_answer(replies, subject, first=sent == 1)
                 maybe_stored = maybe_stored or answer is None or answer is _ASK_AGAIN or answer == _FRONT_UNAVAILABLE
             if answer is None:
