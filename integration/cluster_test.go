@@ -295,6 +295,9 @@ func TestClusterLeaderKilledAndRollingRestart(t *testing.T) {
 			t.Errorf("Python client calls through the leader kill: %d of %d failed (%d reconnects): %v", len(r.Failed), r.Calls, r.Reconnects, r.Failed)
 		}
 	}
+	again := askedAgain(t, js, "go-"+e.bucket, "js-"+e.bucket, "py-"+e.bucket)
+	t.Logf("FIGURES client calls asked again through the leader kill (after a reconnect, or a reply 5 s overdue): Go %d, JavaScript %d, Python %d",
+		again["go-"+e.bucket], again["js-"+e.bucket], again["py-"+e.bucket])
 	newLeader := ""
 	waitFor(t, 30*time.Second, "a new stream leader", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -430,6 +433,52 @@ func callThroughFailover(t *testing.T, e *env, server *natsProc) func() (int, []
 		mu.Lock()
 		defer mu.Unlock()
 		return calls, failed
+	}
+}
+
+// askedAgain counts, per request_id prefix, the get_artifact requests the stream holds that a
+// client asked again (Nats-Msg-Id "<request_id>.again-<n>"), reading their headers only.
+func askedAgain(t *testing.T, js jetstream.JetStream, prefixes ...string) map[string]int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// An ephemeral consumer of one replica, deleted at once after (the caught-up check that follows
+	// wants every consumer on 3 replicas), its inactivity threshold the safety net.
+	cons, err := js.CreateConsumer(ctx, "WORKER_REQUESTS", jetstream.ConsumerConfig{
+		FilterSubject: contracts.SubjectGetArtifact, HeadersOnly: true, AckPolicy: jetstream.AckNonePolicy,
+		MemoryStorage: true, Replicas: 1, InactiveThreshold: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("count the requests asked again: %v", err)
+	}
+	defer func() {
+		if err := js.DeleteConsumer(context.Background(), "WORKER_REQUESTS", cons.CachedInfo().Name); err != nil {
+			t.Logf("delete the counting consumer: %v (it goes after 5 s idle)", err)
+		}
+	}()
+	counts := map[string]int{}
+	for {
+		info, err := cons.Info(ctx)
+		if err != nil {
+			t.Fatalf("count the requests asked again: %v", err)
+		}
+		if info.NumPending == 0 {
+			return counts
+		}
+		batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			t.Fatalf("count the requests asked again: %v", err)
+		}
+		for m := range batch.Messages() {
+			id := m.Headers().Get(contracts.HeaderMsgID)
+			for _, p := range prefixes {
+				if strings.HasPrefix(id, p) && strings.Contains(id, ".again-") {
+					counts[p]++
+				}
+			}
+		}
+		if err := batch.Error(); err != nil {
+			t.Fatalf("count the requests asked again: %v", err)
+		}
 	}
 }
 
