@@ -6,28 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/natstest"
-	"github.com/agentworks/artifact-worker/messaging"
 )
 
 // A second request with the same request_id is de-duplicated by JetStream; the client says so at
 // once instead of waiting for a reply that goes to the first sender.
 func TestDuplicateRequestIDFailsFast(t *testing.T) {
-	s := natstest.Start(t)
-	nc := natstest.Connect(t, s)
+	_, _, c := startStream(t)
 	ctx := context.Background()
-	js, _ := jetstream.New(nc)
-	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(ctx, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	// No worker runs: the first call times out waiting, but its request is stored.
@@ -35,7 +22,7 @@ func TestDuplicateRequestIDFailsFast(t *testing.T) {
 		t.Fatalf("first call: %v, want ErrNoReply", err)
 	}
 	start := time.Now()
-	_, err = c.CallRaw(ctx, contracts.SubjectGetArtifact, []byte(`{"request_id":"same"}`))
+	_, err := c.CallRaw(ctx, contracts.SubjectGetArtifact, []byte(`{"request_id":"same"}`))
 	if !errors.Is(err, client.ErrDuplicate) {
 		t.Fatalf("second call: %v, want ErrDuplicate", err)
 	}

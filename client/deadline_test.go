@@ -14,24 +14,14 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/natstest"
 	"github.com/agentworks/artifact-worker/messaging"
 )
 
 // The client sends its context's deadline as Artifact-Worker-Deadline, and an expired reply is
 // ErrExpired that still unwraps to the wire error.
 func TestCallSendsDeadlineAndReportsExpired(t *testing.T) {
-	s := natstest.Start(t)
-	nc := natstest.Connect(t, s)
+	nc, js, c := startStream(t)
 	ctx := context.Background()
-	js, _ := jetstream.New(nc)
-	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(ctx, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cons, err := js.Consumer(ctx, messaging.DefaultStream, messaging.ConsumerName(contracts.SubjectMetadata))
 	if err != nil {
 		t.Fatal(err)
@@ -65,17 +55,8 @@ func TestCallSendsDeadlineAndReportsExpired(t *testing.T) {
 // A claim-checked request sent again with the same request_id is not stored again, and the body the
 // second call put into the claim-check bucket is deleted; the first call's stays for the worker.
 func TestDuplicateClaimCheckedRequestLeavesNoClaim(t *testing.T) {
-	s := natstest.Start(t)
-	nc := natstest.Connect(t, s)
+	nc, js, c := startStream(t)
 	ctx := context.Background()
-	js, _ := jetstream.New(nc)
-	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(ctx, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	claims, err := claimcheck.Bind(ctx, js, nc.MaxPayload())
 	if err != nil {
 		t.Fatal(err)

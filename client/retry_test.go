@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -14,28 +13,6 @@ import (
 	"github.com/agentworks/artifact-worker/internal/natstest"
 	"github.com/agentworks/artifact-worker/messaging"
 )
-
-// answer replies ok to every request stored in WORKER_REQUESTS, as a worker would, until the test
-// ends.
-func answer(t *testing.T, js jetstream.JetStream) {
-	t.Helper()
-	ctx := context.Background()
-	cons, err := js.CreateOrUpdateConsumer(ctx, messaging.DefaultStream, jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		var env contracts.Envelope
-		_ = json.Unmarshal(m.Data(), &env)
-		rep, _ := json.Marshal(contracts.Reply{RequestID: env.RequestID, OK: true, Result: json.RawMessage(`{}`)})
-		_ = js.Conn().Publish(m.Headers().Get(contracts.HeaderReplyTo), rep)
-		_ = m.Ack()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cc.Stop)
-}
 
 // A call made while JetStream cannot store its request (here: no stream yet, as between two stream
 // leaders) keeps trying under the same request_id until the caller's deadline: it succeeds once the
@@ -59,7 +36,7 @@ func TestCallRetriesStoringUntilTheStreamAnswers(t *testing.T) {
 	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
 		t.Fatal(err)
 	}
-	answer(t, js)
+	answer(t, js, nil, nil)
 	if err := <-done; err != nil {
 		t.Fatalf("call through the gap: %v", err)
 	}
@@ -126,37 +103,11 @@ func TestCallErrorsSayWhetherARetryIsSafe(t *testing.T) {
 // Nats-Msg-Id and the same request_id: the call gets the second answer.
 func TestCallAsksAgainWhenTheReplyIsOverdue(t *testing.T) {
 	t.Parallel()
-	s := natstest.Start(t)
-	nc := natstest.Connect(t, s)
-	ctx := context.Background()
-	js, _ := jetstream.New(nc)
-	if _, err := messaging.EnsureTopology(ctx, js, messaging.Topology{}); err != nil {
-		t.Fatal(err)
-	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, messaging.DefaultStream, jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, js, c := startStream(t)
 	seen := make(chan string, 10)
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		var env contracts.Envelope
-		_ = json.Unmarshal(m.Data(), &env)
-		id := m.Headers().Get(contracts.HeaderMsgID)
-		seen <- id
-		if id != env.RequestID { // the first answer is lost; the one to the request asked again arrives
-			rep, _ := json.Marshal(contracts.Reply{RequestID: env.RequestID, OK: true, Result: json.RawMessage(`{}`)})
-			_ = js.Conn().Publish(m.Headers().Get(contracts.HeaderReplyTo), rep)
-		}
-		_ = m.Ack()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cc.Stop)
-	c, err := client.New(ctx, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The first answer is lost; the one to the request asked again arrives.
+	answer(t, js, func(msgID, requestID string) bool { return msgID == requestID }, seen)
+	ctx := context.Background()
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if err := c.Call(cctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "lost-reply", ID: "x"}, nil); err != nil {
