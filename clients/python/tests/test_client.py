@@ -259,31 +259,43 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(seen[0]["Reply-To"], seen[1]["Reply-To"])
         self.assertEqual(seen[0][HEADER_DEADLINE], seen[1][HEADER_DEADLINE])
 
+    async def _first_reply_lost(self, transport, request_id, lose):
+        """A stand-in for the worker (and for JetStream on the jetstream transport) on a new
+        subject: it records each request's headers in the list it returns, and answers every
+        request but the first, for which it awaits lose() instead (the reply is lost); with the
+        subject it listens on and its subscription."""
+        subject = "pytest.lost." + _env.random_id("l")
+        seen = []
+
+        async def stand_in(msg):
+            seen.append(dict(msg.headers or {}))
+            if transport == "jetstream":
+                await msg.respond(json.dumps({"stream": "FAKE", "seq": len(seen)}).encode())
+            if len(seen) == 1:
+                await lose()
+                return
+            reply_to = msg.headers.get("Reply-To") or msg.reply
+            await self.nc.publish(reply_to, json.dumps({"request_id": request_id, "ok": True, "result": {"n": len(seen)}}).encode())
+
+        listen = subject if transport == "jetstream" else "artifact-worker." + subject
+        sub = await self.nc.subscribe(listen, cb=stand_in)
+        return seen, subject, sub
+
     async def test_a_reply_lost_in_a_reconnect_is_asked_for_again(self):
-        # A stand-in for the worker (and for JetStream on the jetstream transport) stores the first
-        # request, then the caller's connection drops (its server failing over) before the reply:
-        # the client asks again with a new Nats-Msg-Id and gets the reply.
+        # The stand-in stores the first request, then the caller's connection drops (its server
+        # failing over) before the reply: the client asks again with a new Nats-Msg-Id and gets
+        # the reply.
         proxy = _env.Proxy()
         nc = await nats.connect(await proxy.start(), reconnect_time_wait=0.1, max_reconnect_attempts=-1, error_cb=_env.ignore)
+
+        async def drop():
+            await asyncio.sleep(0.3)
+            proxy.drop()
+
         try:
             for transport in TRANSPORTS:
                 with self.subTest(transport):
-                    subject = "pytest.again." + _env.random_id("a")
-                    seen = []
-
-                    async def stand_in(msg):
-                        seen.append(dict(msg.headers or {}))
-                        if transport == "jetstream":
-                            await msg.respond(json.dumps({"stream": "FAKE", "seq": len(seen)}).encode())
-                        if len(seen) == 1:
-                            await asyncio.sleep(0.3)
-                            proxy.drop()  # no reply to this one: it would be lost
-                            return
-                        reply_to = msg.headers.get("Reply-To") or msg.reply
-                        await self.nc.publish(reply_to, json.dumps({"request_id": "r-again", "ok": True, "result": {"n": len(seen)}}).encode())
-
-                    listen = subject if transport == "jetstream" else "artifact-worker." + subject
-                    sub = await self.nc.subscribe(listen, cb=stand_in)
+                    seen, subject, sub = await self._first_reply_lost(transport, "r-again", drop)
                     connections = proxy.connections
                     try:
                         res = await WorkerClient(nc, transport=transport).call(subject, {"request_id": "r-again"}, timeout=30)
@@ -301,22 +313,12 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         # The stand-in's first reply is lost on its way (between two servers: the caller's
         # connection never hears of it); once the reply is overdue (REPLY_QUIET), the client asks
         # again with a new Nats-Msg-Id and gets the second reply.
+        async def nothing():
+            pass
+
         for transport in TRANSPORTS:
             with self.subTest(transport):
-                subject = "pytest.overdue." + _env.random_id("o")
-                seen = []
-
-                async def stand_in(msg):
-                    seen.append(dict(msg.headers or {}))
-                    if transport == "jetstream":
-                        await msg.respond(json.dumps({"stream": "FAKE", "seq": len(seen)}).encode())
-                    if len(seen) == 1:
-                        return  # its reply is lost
-                    reply_to = msg.headers.get("Reply-To") or msg.reply
-                    await self.nc.publish(reply_to, json.dumps({"request_id": "r-overdue", "ok": True, "result": {"n": len(seen)}}).encode())
-
-                listen = subject if transport == "jetstream" else "artifact-worker." + subject
-                sub = await self.nc.subscribe(listen, cb=stand_in)
+                seen, subject, sub = await self._first_reply_lost(transport, "r-overdue", nothing)
                 try:
                     res = await WorkerClient(self.nc, transport=transport).call(subject, {"request_id": "r-overdue"}, timeout=30)
                 finally:
