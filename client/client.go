@@ -62,9 +62,10 @@ func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 // resolved (and the claimed reply deleted from the bucket once read). The request_id of body becomes the Nats-Msg-Id, so the request is stored once however
 // often it is sent: CallRaw keeps trying to store it until JetStream acknowledges it or ctx ends
 // (a stream leader change, a reconnect), and asks again under "<request_id>.again-<n>" when its
-// connection reconnected while it waited for the reply (a reply sent meanwhile is lost) and when no
-// reply came for replyQuiet, then twice as long each time (a reply lost between servers, as when a
-// route between them breaks, leaves no trace on this connection). A call
+// connection reconnected while it waited for the reply (a reply sent meanwhile is lost), and when no
+// reply came for replyQuiet (then twice as long each time) although the worker's consumer has
+// delivered the request (a reply lost between servers, as when a route between them breaks, leaves
+// no trace on this connection; a request still queued behind a backlog is not asked again). A call
 // that ends without a reply is a *CallError saying whether the request was stored and whether a
 // retry is safe (RetrySafe). The caller's trace context in ctx is sent as traceparent, and ctx's deadline as the
 // request's deadline (contracts.HeaderDeadline): the worker does not start the request after it. A
@@ -121,11 +122,19 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		// dropped between two servers, which this connection never hears of: ask again when the
 		// reply is overdue too. The worker answers with the same request_id; requests are
 		// idempotent (contracts/README.md, "Delivery semantics").
+		// An overdue reply is asked for only once the worker's consumer has delivered the request:
+		// asking again for one queued behind a backlog would only lengthen the queue.
 		n := c.nc.Stats().Reconnects
-		if (n != reconnects || !time.Now().Before(askAt)) && env.RequestID != "" && c.nc.IsConnected() {
-			reconnects = n
+		overdue := !time.Now().Before(askAt)
+		if overdue {
 			quiet *= 2
 			askAt = time.Now().Add(quiet)
+		}
+		if env.RequestID == "" || !c.nc.IsConnected() {
+			continue
+		}
+		if n != reconnects || overdue && c.delivered(ctx, ack.Stream, subject, ack.Sequence) {
+			reconnects = n
 			asked++
 			again := nats.Header{}
 			for k, v := range hdr {
@@ -154,12 +163,27 @@ func (c *Client) resolve(ctx context.Context, reply *nats.Msg) ([]byte, error) {
 	return out, nil
 }
 
+// delivered reports whether the worker's consumer of subject (contracts.ConsumerName) on stream, the
+// stream that stored the request, has handed the request seq to a worker at least once (its
+// delivered stream sequence has reached seq). An error (JetStream's API
+// unavailable, as during a failover, or the permission to read the consumer's info missing) is
+// false: the next check tries again.
+func (c *Client) delivered(ctx context.Context, stream, subject string, seq uint64) bool {
+	ictx, cancel := context.WithTimeout(ctx, storeAttempt)
+	defer cancel()
+	cons, err := c.js.Consumer(ictx, stream, contracts.ConsumerName(subject))
+	if err != nil {
+		return false
+	}
+	return cons.CachedInfo().Delivered.Stream >= seq
+}
+
 // reconnectCheck is how often a call waiting for its reply checks whether its connection reconnected.
 const reconnectCheck = 500 * time.Millisecond
 
-// replyQuiet is how long a call waits for its reply before it asks again (then 10 s, 20 s, ...): a
-// healthy worker answers in milliseconds to a few seconds. A request slower than that may run
-// twice; requests are idempotent.
+// replyQuiet is how long a call waits for its reply before it asks again, once the request was
+// delivered (then 10 s, 20 s, ...): a healthy worker answers in milliseconds to a few seconds. A
+// request slower than that may run twice; requests are idempotent.
 const replyQuiet = 5 * time.Second
 
 // storeAttempt bounds one attempt at storing a request: a publish sent to a server that just died,

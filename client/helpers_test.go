@@ -33,17 +33,12 @@ func startStream(t *testing.T) (*nats.Conn, jetstream.JetStream, *client.Client)
 	return nc, js, c
 }
 
-// answer replies ok to every request stored in WORKER_REQUESTS, as a worker would, until the test
-// ends; the reply to a request for which lost(its Nats-Msg-Id, its request_id) holds is lost on its
+// answer replies ok to every request stored in WORKER_REQUESTS, as a worker would (through the
+// worker's consumers, which the topology must have), until the test ends; the reply to a request for which lost(its Nats-Msg-Id, its request_id) holds is lost on its
 // way (not sent). Each stored request's Nats-Msg-Id goes to seen when it is not nil.
 func answer(t *testing.T, js jetstream.JetStream, lost func(msgID, requestID string) bool, seen chan<- string) {
 	t.Helper()
-	ctx := context.Background()
-	cons, err := js.CreateOrUpdateConsumer(ctx, messaging.DefaultStream, jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := cons.Consume(func(m jetstream.Msg) {
+	handle := func(m jetstream.Msg) {
 		var env contracts.Envelope
 		_ = json.Unmarshal(m.Data(), &env)
 		id := m.Headers().Get(contracts.HeaderMsgID)
@@ -55,9 +50,16 @@ func answer(t *testing.T, js jetstream.JetStream, lost func(msgID, requestID str
 			_ = js.Conn().Publish(m.Headers().Get(contracts.HeaderReplyTo), rep)
 		}
 		_ = m.Ack()
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	t.Cleanup(cc.Stop)
+	for _, subject := range contracts.RequestSubjects {
+		cons, err := js.Consumer(context.Background(), messaging.DefaultStream, messaging.ConsumerName(subject))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := cons.Consume(handle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(cc.Stop)
+	}
 }

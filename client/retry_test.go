@@ -117,3 +117,22 @@ func TestCallAsksAgainWhenTheReplyIsOverdue(t *testing.T) {
 		t.Errorf("stored %q, want the request and one asked again", got)
 	}
 }
+
+// A request still queued (no worker has taken it, as behind a backlog) is not asked again when its
+// reply is overdue: asking again would only lengthen the queue.
+func TestCallDoesNotAskAgainForAQueuedRequest(t *testing.T) {
+	t.Parallel()
+	_, js, c := startStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second) // past two overdue checks
+	defer cancel()
+	if err := c.Call(ctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "queued", ID: "x"}, nil); !errors.Is(err, client.ErrNoReply) {
+		t.Fatalf("call with no worker: %v, want ErrNoReply", err)
+	}
+	st, err := js.Stream(context.Background(), messaging.DefaultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.CachedInfo().State.Msgs; n != 1 {
+		t.Errorf("%d requests stored, want 1: a queued request was asked again", n)
+	}
+}

@@ -1,5 +1,7 @@
 package contracts
 
+import "strings"
+
 // Version is the wire contract version this package describes.
 const Version = "1"
 
@@ -50,6 +52,17 @@ const (
 	HeaderDeliveryCount     = "Delivery-Count"
 	HeaderDeadLetterReplyTo = "Original-Reply-To"
 )
+
+// RequestStream is the worker's stream of requests (its default name): it captures the request
+// subjects, and the worker's consumer of each is ConsumerName(subject).
+const RequestStream = "WORKER_REQUESTS"
+
+// ConsumerName is the worker's durable pull consumer of subject: "worker_" + subject with dots
+// replaced by underscores (tool.get_artifact -> worker_tool_get_artifact). KEDA's scaler names it,
+// and the clients read its delivered sequence (whether a stored request was handed to a worker).
+func ConsumerName(subject string) string {
+	return "worker_" + strings.NewReplacer(".", "_", "*", "_", ">", "_").Replace(subject)
+}
 
 // ClaimCheckBucket is the JetStream Object Store bucket holding request and reply bodies too large
 // for one NATS message. Objects expire with the bucket's TTL (one hour by default).

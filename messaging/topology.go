@@ -18,7 +18,7 @@ const DefaultAckWait = 10 * time.Second
 
 // Default resource names.
 const (
-	DefaultStream           = "WORKER_REQUESTS"
+	DefaultStream           = contracts.RequestStream
 	DefaultDeadLetterStream = "WORKER_DEADLETTER"
 )
 
@@ -87,11 +87,8 @@ func (t Topology) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ConsumerName is the durable pull consumer of subject: "worker_" + subject with dots replaced by
-// underscores (tool.get_artifact -> worker_tool_get_artifact). KEDA's scaler must name it.
-func ConsumerName(subject string) string {
-	return "worker_" + strings.NewReplacer(".", "_", "*", "_", ">", "_").Replace(subject)
-}
+// ConsumerName is the durable pull consumer of subject (contracts.ConsumerName).
+func ConsumerName(subject string) string { return contracts.ConsumerName(subject) }
 
 // EnsureTopology creates or updates the streams and consumers. It is idempotent and safe to run from
 // several replicas at once.

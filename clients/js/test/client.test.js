@@ -178,22 +178,45 @@ test("after a reconnect, a call waiting for its reply asks again under a new Nat
   assert.equal(seen[1][1], seen[0][1], "asked again with the same deadline");
 });
 
-test("a call whose reply is overdue asks again under a new Nats-Msg-Id (a reply dropped between servers is lost)", async (t) => {
+// A stream of its own capturing a fresh subject, with the worker's consumer of that subject (the
+// client reads its delivered sequence before asking again for an overdue reply).
+async function standInStream(prefix) {
+  const jsm = await jetstreamManager(client.nc);
+  const subject = `jstest.${prefix}.` + randomId("s").toLowerCase();
+  const stream = "JSTEST_" + randomId(prefix).toUpperCase().replaceAll("-", "_");
+  await jsm.streams.add({ name: stream, subjects: [subject] });
+  const consumer = "worker_" + subject.replaceAll(".", "_");
+  await jsm.consumers.add(stream, { durable_name: consumer, ack_policy: "explicit" });
+  return { jsm, subject, stream, consumer, remove: () => jsm.streams.delete(stream).catch(() => {}) };
+}
+
+test("a call whose reply is overdue asks again under a new Nats-Msg-Id once the request was delivered (a reply dropped between servers is lost)", async (t) => {
   const c = new WorkerClient(client.nc);
-  const subject = "jstest.overdue." + randomId("o").toLowerCase();
+  const s = await standInStream("overdue");
+  t.after(s.remove);
+  // A stand-in worker on the stream's consumer: the first reply is lost on its way (the caller's
+  // connection never hears of it); the request asked again is answered.
   const seen = [];
-  const sub = client.nc.subscribe(subject, {
-    callback: (_err, m) => {
+  const messages = await (await client.js.consumers.get(s.stream, s.consumer)).consume();
+  t.after(() => messages.stop());
+  (async () => {
+    for await (const m of messages) {
       const id = m.headers.get("Nats-Msg-Id");
       seen.push(id);
-      m.respond(JSON.stringify({ stream: "STANDIN", seq: seen.length }));
-      // The first reply is lost on its way: the caller's connection never hears of it.
       if (id.endsWith(".again-1")) client.nc.publish(m.headers.get("Reply-To"), JSON.stringify({ request_id: "r-overdue", ok: true, result: { asked: id } }));
-    },
-  });
-  t.after(() => sub.unsubscribe());
-  assert.deepEqual(await c.call(subject, { request_id: "r-overdue", ref: "x" }, { timeout: 30_000 }), { asked: "r-overdue.again-1" });
+      m.ack();
+    }
+  })();
+  assert.deepEqual(await c.call(s.subject, { request_id: "r-overdue", ref: "x" }, { timeout: 30_000 }), { asked: "r-overdue.again-1" });
   assert.deepEqual(seen, ["r-overdue", "r-overdue.again-1"]);
+});
+
+test("a call whose request is still queued (not delivered) is not asked again when its reply is overdue", async (t) => {
+  const c = new WorkerClient(client.nc);
+  const s = await standInStream("queued");
+  t.after(s.remove);
+  await assert.rejects(c.call(s.subject, { request_id: "r-queued", ref: "x" }, { timeout: 12_000 }), (err) => err instanceof WorkerTimeoutError);
+  assert.equal((await s.jsm.streams.info(s.stream)).state.messages, 1, "a queued request was asked again");
 });
 
 test("errors say whether a retry is safe", async (t) => {
