@@ -6,6 +6,7 @@ import base64
 import json
 import time
 import unittest
+import unittest.mock
 from datetime import datetime, timezone
 
 import _env
@@ -26,6 +27,8 @@ from artifact_worker_client import (
     WorkerTimeoutError,
     assemble_turn,
 )
+
+from artifact_worker_client import client as client_module
 
 TRANSPORTS = ("jetstream", "request")
 
@@ -309,22 +312,89 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
             await nc.close()
             await proxy.close()
 
+    async def _stand_in_stream(self, prefix):
+        """A stream of its own capturing a fresh subject, with the worker's consumer of that
+        subject (the client reads its delivered sequence before asking again for an overdue
+        reply). Returns the subject, the stream and the consumer's name; the caller deletes the
+        stream."""
+        js = self.nc.jetstream()
+        subject = f"pytest.{prefix}." + _env.random_id("s")
+        stream = "PYTEST_" + _env.random_id(prefix).upper().replace("-", "_")
+        await js.add_stream(name=stream, subjects=[subject])
+        consumer = "worker_" + subject.replace(".", "_")
+        await js.add_consumer(stream, durable_name=consumer, ack_policy="explicit")
+        return subject, stream, consumer
+
     async def test_an_overdue_reply_is_asked_for_again(self):
-        # The stand-in's first reply is lost on its way (between two servers: the caller's
-        # connection never hears of it); once the reply is overdue (REPLY_QUIET), the client asks
-        # again with a new Nats-Msg-Id and gets the second reply.
+        # A stand-in worker on the stream's consumer: its first reply is lost on its way (between
+        # two servers: the caller's connection never hears of it). Once the reply is overdue
+        # (REPLY_QUIET) and the consumer has delivered the request, the client asks again with a
+        # new Nats-Msg-Id and gets the second reply.
+        js = self.nc.jetstream()
+        subject, stream, consumer = await self._stand_in_stream("overdue")
+        seen = []
+
+        async def stand_in(msg):
+            seen.append(msg.headers["Nats-Msg-Id"])
+            if len(seen) > 1:
+                await self.nc.publish(msg.headers["Reply-To"], json.dumps({"request_id": "r-overdue", "ok": True, "result": {"n": len(seen)}}).encode())
+            await msg.ack()
+
+        sub = await js.pull_subscribe_bind(consumer, stream=stream)
+        stop = asyncio.Event()
+
+        async def work():
+            while not stop.is_set():
+                try:
+                    for m in await sub.fetch(1, timeout=0.5):
+                        await stand_in(m)
+                except nats.errors.TimeoutError:
+                    pass
+
+        worker = asyncio.create_task(work())
+        try:
+            res = await WorkerClient(self.nc).call(subject, {"request_id": "r-overdue"}, timeout=30)
+        finally:
+            stop.set()
+            await worker
+            await sub.unsubscribe()
+            await js.delete_stream(stream)
+        self.assertEqual(res, {"n": 2})
+        self.assertEqual(seen, ["r-overdue", "r-overdue.again-1"])
+
+    async def test_a_queued_request_is_not_asked_again(self):
+        # No worker takes the request (as behind a backlog): its reply is overdue, but asking
+        # again would only lengthen the queue, so the call times out with its one request stored.
+        js = self.nc.jetstream()
+        subject, stream, _ = await self._stand_in_stream("queued")
+        try:
+            with self.assertRaises(WorkerTimeoutError):
+                await WorkerClient(self.nc).call(subject, {"request_id": "r-queued"}, timeout=12)
+            self.assertEqual((await js.stream_info(stream)).state.messages, 1, "a queued request was asked again")
+        finally:
+            await js.delete_stream(stream)
+
+    async def test_an_overdue_reply_on_the_plain_path_is_asked_for_again(self):
+        # The plain path does not learn its request's sequence: it asks again for an overdue
+        # reply when nothing waits in the worker's consumer. The stand-in front here has no
+        # consumer behind it, so the consumer check is stood in for too: first "requests wait"
+        # (no re-ask), then "nothing waits".
+        answers = iter([False, True])
+
+        async def queue_empty(_self):
+            return next(answers, True)
+
         async def nothing():
             pass
 
-        for transport in TRANSPORTS:
-            with self.subTest(transport):
-                seen, subject, sub = await self._first_reply_lost(transport, "r-overdue", nothing)
-                try:
-                    res = await WorkerClient(self.nc, transport=transport).call(subject, {"request_id": "r-overdue"}, timeout=30)
-                finally:
-                    await sub.unsubscribe()
-                self.assertEqual(res, {"n": 2})
-                self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-overdue", "r-overdue.again-1"])
+        seen, subject, sub = await self._first_reply_lost("request", "r-overdue", nothing)
+        with unittest.mock.patch.object(client_module._Call, "_queue_empty", queue_empty):
+            try:
+                res = await WorkerClient(self.nc, transport="request").call(subject, {"request_id": "r-overdue"}, timeout=30)
+            finally:
+                await sub.unsubscribe()
+        self.assertEqual(res, {"n": 2})
+        self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-overdue", "r-overdue.again-1"])
 
     async def test_an_expired_reply_is_an_expired_error(self):
         # The worker's answer to a request it found past its deadline (contracts/README.md, "Deadlines").

@@ -29,6 +29,7 @@ from .contract import (
     HEADER_SERVICE_ERROR_CODE,
     HEADROOM,
     REQUEST_REPLY_PREFIX,
+    STREAM,
     Subjects,
 )
 from .errors import ClaimCheckError, DuplicateRequestError, ExpiredError, StoreError, WorkerError, WorkerTimeoutError
@@ -48,9 +49,10 @@ _ERR_CODE_STORE_FAILED = 10077
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.05, 1.0
 #: How often a call waiting for its reply looks whether its connection reconnected.
 _RECONNECT_POLL = 0.25
-#: Seconds a call waits for its reply before it asks again (then 10, 20, ...), as the Go and
-#: JavaScript clients: a reply dropped between two servers leaves no trace on this connection. A
-#: request slower than that may run twice; requests are idempotent.
+#: Seconds a call waits for its reply before it asks again, once the worker's consumer has
+#: delivered the request (then 10, 20, ...), as the Go and JavaScript clients: a reply dropped
+#: between two servers leaves no trace on this connection, and a request queued behind a backlog
+#: is not asked again. A request slower than that may run twice; requests are idempotent.
 REPLY_QUIET = 5.0
 #: What _next returns when the call should ask again: its connection reconnected, or the reply is
 #: overdue.
@@ -263,8 +265,9 @@ class _Call:
     A reply is a core NATS message: one sent while this client's connection was down (its server
     killed, a network blip), or dropped between two servers, is lost although the request was
     handled. So while it waits, the call watches the connection's reconnects and the time; after a
-    reconnect, or when no reply came for REPLY_QUIET (then twice as long each time), it asks
-    again: the same request (same
+    reconnect, or when no reply came for REPLY_QUIET (then twice as long each time) although the
+    worker's consumer has delivered the request (on the plain path, which does not learn the
+    request's sequence: although nothing waits in the consumer), it asks again: the same request (same
     request_id, same inbox) with a new Nats-Msg-Id, ``<request_id>.again-<n>``, as the contract
     allows (contracts/README.md, "Delivery semantics"). Reads answer again; a repeated
     workspace.file_written is recognised by its request_id and recorded once.
@@ -423,10 +426,11 @@ class _Call:
             stage="reply", stored=stored, stream_seq=stream_seq, attempts=self.attempts, detail=detail,
         )
 
-    async def _next(self, replies: asyncio.Queue) -> Any:
+    async def _next(self, replies: asyncio.Queue, delivered) -> Any:
         """The next message on the call's inbox; None at the deadline; _ASK_AGAIN when the
-        connection reconnected since the last look or the reply is overdue (it may have been
-        lost)."""
+        connection reconnected since the last look, or when the reply is overdue and
+        ``await delivered()`` says the worker's consumer has handed the request to a worker (the
+        reply may have been lost; one queued behind a backlog is not)."""
         while True:
             remaining = self.remaining()
             if remaining <= 0:
@@ -435,11 +439,34 @@ class _Call:
                 return await asyncio.wait_for(replies.get(), min(_RECONNECT_POLL, remaining))
             except asyncio.TimeoutError:
                 reconnects = self.c.nc.stats["reconnects"]
-                if reconnects != self.reconnects or self.loop.time() >= self.ask_at:
-                    self.reconnects = reconnects
+                overdue = self.loop.time() >= self.ask_at
+                if overdue:
                     self.quiet *= 2
                     self.ask_at = self.loop.time() + self.quiet
+                if reconnects != self.reconnects or overdue and await delivered():
+                    self.reconnects = reconnects
                     return _ASK_AGAIN
+
+    async def _consumer_info(self, stream: str) -> Any:
+        """The info of the worker's consumer of the call's subject on stream; None when it cannot
+        be read (JetStream's API unavailable, as during a failover, or no permission to read it:
+        the next check tries again)."""
+        consumer = "worker_" + self.subject.replace(".", "_")
+        try:
+            return await self.c.js.consumer_info(stream, consumer, timeout=min(STORE_ATTEMPT_TIMEOUT, max(self.remaining(), 0.1)))
+        except Exception:  # noqa: BLE001 - any failure means "not known now"
+            return None
+
+    async def _delivered(self, stream: str, seq: int) -> bool:
+        """Whether the worker's consumer has handed the request stored as seq in stream to a worker."""
+        info = await self._consumer_info(stream)
+        return info is not None and info.delivered is not None and (info.delivered.stream_seq or 0) >= seq
+
+    async def _queue_empty(self) -> bool:
+        """Whether nothing waits in the worker's consumer of the call's subject (the plain path's
+        stand-in for _delivered: it does not learn its request's sequence)."""
+        info = await self._consumer_info(STREAM)
+        return info is not None and info.num_pending == 0
 
     async def _jetstream(self, body: bytes, headers: dict, replies: asyncio.Queue) -> Any:
         data, hdr = await self._message(body, headers, again=False)
@@ -451,7 +478,7 @@ class _Call:
         # A duplicate on a later attempt: an earlier attempt of this call was stored (its
         # acknowledgement was lost), and its reply comes to the same inbox.
         while True:
-            msg = await self._next(replies)
+            msg = await self._next(replies, lambda: self._delivered(ack.stream, ack.seq))
             if msg is None:
                 raise self._reply_timeout(True, ack.seq)
             if msg is not _ASK_AGAIN:
@@ -525,7 +552,7 @@ class _Call:
         message), None at the deadline, _ASK_AGAIN, or why the request was not stored (a
         string: try again)."""
         while True:
-            msg = await self._next(replies)
+            msg = await self._next(replies, self._queue_empty)
             if msg is None or msg is _ASK_AGAIN:
                 return msg
             hdr = msg.headers or {}
