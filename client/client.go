@@ -63,9 +63,10 @@ func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 // often it is sent: CallRaw keeps trying to store it until JetStream acknowledges it or ctx ends
 // (a stream leader change, a reconnect), and asks again under "<request_id>.again-<n>" when its
 // connection reconnected while it waited for the reply (a reply sent meanwhile is lost), and when no
-// reply came for replyQuiet (then twice as long each time) although the worker's consumer has
-// delivered the request (a reply lost between servers, as when a route between them breaks, leaves
-// no trace on this connection; a request still queued behind a backlog is not asked again). A call
+// reply came for replyQuiet (then twice as long each time) although the worker's consumer saw the
+// request answered (a reply lost between servers, as when a route between them breaks, leaves no
+// trace on this connection; a request queued behind a backlog or still being worked on is not
+// asked again). A call
 // that ends without a reply is a *CallError saying whether the request was stored and whether a
 // retry is safe (RetrySafe). The caller's trace context in ctx is sent as traceparent, and ctx's deadline as the
 // request's deadline (contracts.HeaderDeadline): the worker does not start the request after it. A
@@ -122,8 +123,9 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		// dropped between two servers, which this connection never hears of: ask again when the
 		// reply is overdue too. The worker answers with the same request_id; requests are
 		// idempotent (contracts/README.md, "Delivery semantics").
-		// An overdue reply is asked for only once the worker's consumer has delivered the request:
-		// asking again for one queued behind a backlog would only lengthen the queue.
+		// An overdue reply is asked for only once the worker's consumer saw the request answered:
+		// asking again for one queued behind a backlog, or still being worked on, would only add
+		// work.
 		n := c.nc.Stats().Reconnects
 		overdue := !time.Now().Before(askAt)
 		if overdue {
@@ -133,7 +135,7 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		if env.RequestID == "" || !c.nc.IsConnected() {
 			continue
 		}
-		if n != reconnects || overdue && c.delivered(ctx, ack.Stream, subject, ack.Sequence) {
+		if n != reconnects || overdue && c.answered(ctx, ack.Stream, subject, ack.Sequence) {
 			reconnects = n
 			asked++
 			again := nats.Header{}
@@ -163,27 +165,27 @@ func (c *Client) resolve(ctx context.Context, reply *nats.Msg) ([]byte, error) {
 	return out, nil
 }
 
-// delivered reports whether the worker's consumer of subject (contracts.ConsumerName) on stream, the
-// stream that stored the request, has handed the request seq to a worker at least once (its
-// delivered stream sequence has reached seq). An error (JetStream's API
-// unavailable, as during a failover, or the permission to read the consumer's info missing) is
-// false: the next check tries again.
-func (c *Client) delivered(ctx context.Context, stream, subject string, seq uint64) bool {
+// answered reports whether the worker's consumer of subject (contracts.ConsumerName) on stream, the
+// stream that stored the request, has seen the request seq acknowledged: its ack floor (below which
+// every request was answered) has reached seq, so the reply was sent. A request queued or still
+// being worked on is not answered yet. An error (JetStream's API unavailable, as during a failover,
+// or the permission to read the consumer's info missing) is false: the next check tries again.
+func (c *Client) answered(ctx context.Context, stream, subject string, seq uint64) bool {
 	ictx, cancel := context.WithTimeout(ctx, storeAttempt)
 	defer cancel()
 	cons, err := c.js.Consumer(ictx, stream, contracts.ConsumerName(subject))
 	if err != nil {
 		return false
 	}
-	return cons.CachedInfo().Delivered.Stream >= seq
+	return cons.CachedInfo().AckFloor.Stream >= seq
 }
 
 // reconnectCheck is how often a call waiting for its reply checks whether its connection reconnected.
 const reconnectCheck = 500 * time.Millisecond
 
-// replyQuiet is how long a call waits for its reply before it asks again, once the request was
-// delivered (then 10 s, 20 s, ...): a healthy worker answers in milliseconds to a few seconds. A
-// request slower than that may run twice; requests are idempotent.
+// replyQuiet is how long a call waits for its reply before it looks whether the request was answered
+// (and then asks again), then 10 s, 20 s, ...: a healthy worker answers in milliseconds to a few
+// seconds.
 const replyQuiet = 5 * time.Second
 
 // storeAttempt bounds one attempt at storing a request: a publish sent to a server that just died,

@@ -34,10 +34,9 @@ const BACKOFF_MAX_MS = 1_000;
 /** How often a call waiting for its reply checks whether its connection reconnected. */
 const RECONNECT_CHECK_MS = 500;
 /**
- * Milliseconds a call waits for its reply before it asks again, once the worker's consumer has
- * delivered the request (then 10 s, 20 s, ...), as the Go and Python clients: a reply dropped
- * between two servers leaves no trace on this connection. A request slower than that may run
- * twice; requests are idempotent.
+ * Milliseconds a call waits for its reply before it looks whether the worker's consumer saw the
+ * request answered, and then asks again (then 10 s, 20 s, ...), as the Go and Python clients: a
+ * reply dropped between two servers leaves no trace on this connection.
  */
 const REPLY_QUIET_MS = 5_000;
 
@@ -238,9 +237,9 @@ export class WorkerClient {
    * until the deadline while JetStream does not answer, has no responders or is unavailable (503),
    * as during a stream leader failover: JetStream stores a request_id once, so a repeat is safe.
    * A call still waiting for its reply after a reconnect, or 5 s after it was stored (then 10 s,
-   * 20 s, ...) once the worker's consumer has delivered it, asks again under
+   * 20 s, ...) once the worker's consumer saw it answered, asks again under
    * `<request_id>.again-<n>`: a reply lost on its way is not the end, and a request queued behind
-   * a backlog is not asked again.
+   * a backlog or still being worked on is not asked again.
    * @param {string} subject
    * @param {Uint8Array} body
    * @param {{timeout?: number, requestId?: string}} [opts]
@@ -289,15 +288,16 @@ export class WorkerClient {
         // dropped between two servers, which this connection never hears of: ask again when the
         // reply is overdue too. The worker answers with the same request_id, and requests are
         // idempotent (contracts/README.md).
-        // An overdue reply is asked for only once the worker's consumer has delivered the request:
-        // asking again for one queued behind a backlog would only lengthen the queue.
+        // An overdue reply is asked for only once the worker's consumer saw the request answered:
+        // asking again for one queued behind a backlog, or still being worked on, would only add
+        // work.
         const overdue = Date.now() >= askAt;
         if (overdue) {
           quiet *= 2;
           askAt = Date.now() + quiet;
         }
         if (!requestId || this.nc.isClosed()) continue;
-        if (this.reconnects !== reconnects || (overdue && await this.delivered(ack.stream, subject, ack.seq))) {
+        if (this.reconnects !== reconnects || (overdue && await this.answered(ack.stream, subject, ack.seq))) {
           reconnects = this.reconnects;
           asked++;
           // Storing it again may run into the deadline: the stored request is then what the
@@ -329,14 +329,15 @@ export class WorkerClient {
 
   /**
    * Whether the worker's consumer of subject (`worker_` + subject, dots as underscores) on stream,
-   * the stream that stored the request, has handed the request seq to a worker at least once. An
-   * error (JetStream's API unavailable, as during a failover, or no permission to read the
-   * consumer's info) is false: the next check tries again.
+   * the stream that stored the request, saw the request seq acknowledged: its ack floor (below
+   * which every request was answered) has reached seq, so the reply was sent. An error
+   * (JetStream's API unavailable, as during a failover, or no permission to read the consumer's
+   * info) is false: the next check tries again.
    */
-  async delivered(stream, subject, seq) {
+  async answered(stream, subject, seq) {
     try {
       const info = await (await this.jsm()).consumers.info(stream, "worker_" + subject.replaceAll(".", "_"));
-      return info.delivered.stream_seq >= seq;
+      return info.ack_floor.stream_seq >= seq;
     } catch {
       return false;
     }

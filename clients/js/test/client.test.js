@@ -211,12 +211,15 @@ test("a call whose reply is overdue asks again under a new Nats-Msg-Id once the 
   assert.deepEqual(seen, ["r-overdue", "r-overdue.again-1"]);
 });
 
-test("a call whose request is still queued (not delivered) is not asked again when its reply is overdue", async (t) => {
+test("a call whose request is not answered yet (taken, still being worked on) is not asked again when its reply is overdue", async (t) => {
   const c = new WorkerClient(client.nc);
-  const s = await standInStream("queued");
+  const s = await standInStream("working");
   t.after(s.remove);
+  // A worker that takes the request and never finishes it.
+  const taken = (await client.js.consumers.get(s.stream, s.consumer)).next({ expires: 5000 });
   await assert.rejects(c.call(s.subject, { request_id: "r-queued", ref: "x" }, { timeout: 12_000 }), (err) => err instanceof WorkerTimeoutError);
-  assert.equal((await s.jsm.streams.info(s.stream)).state.messages, 1, "a queued request was asked again");
+  assert.ok(await taken, "the stand-in worker took no request");
+  assert.equal((await s.jsm.streams.info(s.stream)).state.messages, 1, "a request not answered was asked again");
 });
 
 test("errors say whether a retry is safe", async (t) => {

@@ -362,16 +362,21 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(res, {"n": 2})
         self.assertEqual(seen, ["r-overdue", "r-overdue.again-1"])
 
-    async def test_a_queued_request_is_not_asked_again(self):
-        # No worker takes the request (as behind a backlog): its reply is overdue, but asking
-        # again would only lengthen the queue, so the call times out with its one request stored.
+    async def test_a_request_not_answered_is_not_asked_again(self):
+        # A worker takes the request and never finishes it (one queued behind a backlog is the
+        # same): its reply is overdue, but asking again would only add work, so the call times out
+        # with its one request stored.
         js = self.nc.jetstream()
-        subject, stream, _ = await self._stand_in_stream("queued")
+        subject, stream, consumer = await self._stand_in_stream("working")
+        sub = await js.pull_subscribe_bind(consumer, stream=stream)
+        taken = asyncio.create_task(sub.fetch(1, timeout=5))
         try:
             with self.assertRaises(WorkerTimeoutError):
                 await WorkerClient(self.nc).call(subject, {"request_id": "r-queued"}, timeout=12)
-            self.assertEqual((await js.stream_info(stream)).state.messages, 1, "a queued request was asked again")
+            self.assertEqual(len(await taken), 1, "the stand-in worker took no request")
+            self.assertEqual((await js.stream_info(stream)).state.messages, 1, "a request not answered was asked again")
         finally:
+            await sub.unsubscribe()
             await js.delete_stream(stream)
 
     async def test_an_overdue_reply_on_the_plain_path_is_asked_for_again(self):

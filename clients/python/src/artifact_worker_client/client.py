@@ -49,10 +49,10 @@ _ERR_CODE_STORE_FAILED = 10077
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.05, 1.0
 #: How often a call waiting for its reply looks whether its connection reconnected.
 _RECONNECT_POLL = 0.25
-#: Seconds a call waits for its reply before it asks again, once the worker's consumer has
-#: delivered the request (then 10, 20, ...), as the Go and JavaScript clients: a reply dropped
-#: between two servers leaves no trace on this connection, and a request queued behind a backlog
-#: is not asked again. A request slower than that may run twice; requests are idempotent.
+#: Seconds a call waits for its reply before it looks whether the worker's consumer saw the request
+#: answered, and then asks again (then 10, 20, ...), as the Go and JavaScript clients: a reply
+#: dropped between two servers leaves no trace on this connection, and a request queued behind a
+#: backlog or still being worked on is not asked again.
 REPLY_QUIET = 5.0
 #: What _next returns when the call should ask again: its connection reconnected, or the reply is
 #: overdue.
@@ -266,7 +266,7 @@ class _Call:
     killed, a network blip), or dropped between two servers, is lost although the request was
     handled. So while it waits, the call watches the connection's reconnects and the time; after a
     reconnect, or when no reply came for REPLY_QUIET (then twice as long each time) although the
-    worker's consumer has delivered the request (on the plain path, which does not learn the
+    worker's consumer saw the request answered (on the plain path, which does not learn the
     request's sequence: although nothing waits in the consumer), it asks again: the same request (same
     request_id, same inbox) with a new Nats-Msg-Id, ``<request_id>.again-<n>``, as the contract
     allows (contracts/README.md, "Delivery semantics"). Reads answer again; a repeated
@@ -426,11 +426,11 @@ class _Call:
             stage="reply", stored=stored, stream_seq=stream_seq, attempts=self.attempts, detail=detail,
         )
 
-    async def _next(self, replies: asyncio.Queue, delivered) -> Any:
+    async def _next(self, replies: asyncio.Queue, answered) -> Any:
         """The next message on the call's inbox; None at the deadline; _ASK_AGAIN when the
         connection reconnected since the last look, or when the reply is overdue and
-        ``await delivered()`` says the worker's consumer has handed the request to a worker (the
-        reply may have been lost; one queued behind a backlog is not)."""
+        ``await answered()`` says the worker's consumer saw the request answered (the reply may
+        have been lost; one queued behind a backlog or being worked on is not)."""
         while True:
             remaining = self.remaining()
             if remaining <= 0:
@@ -443,7 +443,7 @@ class _Call:
                 if overdue:
                     self.quiet *= 2
                     self.ask_at = self.loop.time() + self.quiet
-                if reconnects != self.reconnects or overdue and await delivered():
+                if reconnects != self.reconnects or overdue and await answered():
                     self.reconnects = reconnects
                     return _ASK_AGAIN
 
@@ -457,14 +457,16 @@ class _Call:
         except Exception:  # noqa: BLE001 - any failure means "not known now"
             return None
 
-    async def _delivered(self, stream: str, seq: int) -> bool:
-        """Whether the worker's consumer has handed the request stored as seq in stream to a worker."""
+    async def _answered(self, stream: str, seq: int) -> bool:
+        """Whether the worker's consumer saw the request stored as seq in stream acknowledged: its
+        ack floor (below which every request was answered) has reached seq."""
         info = await self._consumer_info(stream)
-        return info is not None and info.delivered is not None and (info.delivered.stream_seq or 0) >= seq
+        return info is not None and info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= seq
 
     async def _queue_empty(self) -> bool:
         """Whether nothing waits in the worker's consumer of the call's subject (the plain path's
-        stand-in for _delivered: it does not learn its request's sequence)."""
+        stand-in for _answered: it does not learn its request's sequence; a request still being
+        worked on may be asked again)."""
         info = await self._consumer_info(STREAM)
         return info is not None and info.num_pending == 0
 
@@ -478,7 +480,7 @@ class _Call:
         # A duplicate on a later attempt: an earlier attempt of this call was stored (its
         # acknowledgement was lost), and its reply comes to the same inbox.
         while True:
-            msg = await self._next(replies, lambda: self._delivered(ack.stream, ack.seq))
+            msg = await self._next(replies, lambda: self._answered(ack.stream, ack.seq))
             if msg is None:
                 raise self._reply_timeout(True, ack.seq)
             if msg is not _ASK_AGAIN:
