@@ -123,9 +123,9 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		// dropped between two servers, which this connection never hears of: ask again when the
 		// reply is overdue too. The worker answers with the same request_id; requests are
 		// idempotent (contracts/README.md, "Delivery semantics").
-		// An overdue reply is asked for only once the worker's consumer saw the request answered:
-		// asking again for one queued behind a backlog, or still being worked on, would only add
-		// work.
+		// An overdue reply is asked for only once the worker's consumer saw the request (the last
+		// one asked) answered: asking again for one queued behind a backlog, or still being worked
+		// on, would only add work.
 		n := c.nc.Stats().Reconnects
 		overdue := !time.Now().Before(askAt)
 		if overdue {
@@ -143,8 +143,12 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 				again[k] = v
 			}
 			again.Set(contracts.HeaderMsgID, fmt.Sprintf("%s.again-%d", env.RequestID, asked))
-			if _, _, err := c.store(ctx, subject, env.RequestID, again, body); err != nil && ctx.Err() == nil {
+			stored, _, err := c.store(ctx, subject, env.RequestID, again, body)
+			if err != nil && ctx.Err() == nil {
 				return nil, err
+			}
+			if err == nil {
+				ack = stored
 			}
 		}
 	}

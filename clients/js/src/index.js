@@ -271,7 +271,7 @@ export class WorkerClient {
     };
     try {
       let reconnects = this.reconnects;
-      const ack = await storeRequest(requestId);
+      let ack = await storeRequest(requestId);
       // A duplicate on a later attempt is an earlier attempt of this call whose acknowledgement was
       // lost: it is stored, and its reply comes to this inbox.
       if (ack.duplicate && store.attempts === 1) throw new DuplicateRequestError(subject, requestId);
@@ -288,9 +288,9 @@ export class WorkerClient {
         // dropped between two servers, which this connection never hears of: ask again when the
         // reply is overdue too. The worker answers with the same request_id, and requests are
         // idempotent (contracts/README.md).
-        // An overdue reply is asked for only once the worker's consumer saw the request answered:
-        // asking again for one queued behind a backlog, or still being worked on, would only add
-        // work.
+        // An overdue reply is asked for only once the worker's consumer saw the request (the last
+        // one asked) answered: asking again for one queued behind a backlog, or still being worked
+        // on, would only add work.
         const overdue = Date.now() >= askAt;
         if (overdue) {
           quiet *= 2;
@@ -302,9 +302,10 @@ export class WorkerClient {
           asked++;
           // Storing it again may run into the deadline: the stored request is then what the
           // caller hears about (the reply timeout above), not this attempt.
-          await storeRequest(`${requestId}.again-${asked}`).catch((err) => {
+          const stored = await storeRequest(`${requestId}.again-${asked}`).catch((err) => {
             if (Date.now() < deadline) throw err;
           });
+          if (stored) ack = stored;
         }
       }
     } finally {

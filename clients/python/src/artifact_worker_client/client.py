@@ -487,7 +487,7 @@ class _Call:
                 return msg
             try:
                 data, hdr = await self._message(body, headers, again=True)
-                await self._retry_store(self._publish(data, hdr))
+                ack = await self._retry_store(self._publish(data, hdr))  # the next check is on it
             except WorkerTimeoutError:
                 raise self._reply_timeout(True, ack.seq) from None
             except StoreError:
