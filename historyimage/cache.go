@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentworks/artifact-worker/internal/jscreate"
 	"github.com/agentworks/artifact-worker/internal/membudget"
 	"github.com/agentworks/artifact-worker/internal/objput"
 )
@@ -140,7 +141,8 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 			cfg.InlineMax, js.Conn().MaxPayload(), inlineHeadroom)
 	}
 
-	kv, err := retryInUse(func() (jetstream.KeyValue, error) {
+	// Replicas starting together create them at once (internal/jscreate).
+	kv, err := jscreate.Do(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
 		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:      cfg.KVBucket,
 			Description: "history images and the index of large ones (artifact worker)",
@@ -151,7 +153,7 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 	if err != nil {
 		return nil, fmt.Errorf("historyimage: KV bucket %s: %w", cfg.KVBucket, err)
 	}
-	obs, err := retryInUse(func() (jetstream.ObjectStore, error) {
+	obs, err := jscreate.Do(ctx, func(ctx context.Context) (jetstream.ObjectStore, error) {
 		return js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 			Bucket:      cfg.ObjectBucket,
 			Description: "history images too large for a KV value (artifact worker)",
@@ -177,20 +179,6 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 // objectTTL is the MaxAge of the Object Store bucket: half a TTL more than the index, because an
 // object is rewritten only once it is older than TTL/2 (see Cache.Put).
 func objectTTL(ttl time.Duration) time.Duration { return ttl + ttl/2 }
-
-// retryInUse retries a CreateOrUpdate that lost a creation race to another replica: both saw no
-// stream, the other created it first with a different config; the retry updates it.
-func retryInUse[T any](f func() (T, error)) (T, error) {
-	var v T
-	var err error
-	for range 3 {
-		v, err = f()
-		if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			break
-		}
-	}
-	return v, err
-}
 
 // Config returns the configuration in effect, defaults applied.
 func (c *Cache) Config() CacheConfig { return c.cfg }

@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"cmp"
+
 	"github.com/agentworks/artifact-worker/internal/backoff"
+	"github.com/agentworks/artifact-worker/internal/jscreate"
 
 	"context"
 	"crypto/sha256"
@@ -130,18 +132,10 @@ func NewMetaStore(ctx context.Context, js jetstream.JetStream, cfg MetaConfig) (
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
 	}
-	// CreateOrUpdate tries an update, then a create; a worker starting at the same moment can win the
-	// create in between. The bucket then exists and the next round takes the update path.
-	var (
-		kv  jetstream.KeyValue
-		err error
-	)
-	for range 3 {
-		kv, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
-		if err == nil || !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			break
-		}
-	}
+	// Replicas starting together create it at once (internal/jscreate).
+	kv, err := jscreate.Do(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return js.CreateOrUpdateKeyValue(ctx, kvCfg)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("workspace: metadata bucket %s: %w", cfg.Bucket, err)
 	}
