@@ -428,6 +428,47 @@ func TestTLSAndCredentials(t *testing.T) {
 	if !strings.Contains(string(mustJSON(t, hi)), img) {
 		t.Fatal("get_history_image did not return the image")
 	}
+	// The JavaScript client holds the same permissions: claim checks both ways, and the deletion of
+	// a claimed reply once read.
+	admin0, err := nats.Connect(url, nats.UserCredentials(adminCreds), nats.RootCAs(ca.File), nats.ClientCert(clientCert, clientKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(admin0.Close)
+	adminJS, _ := jetstream.New(admin0)
+	claimMsgs := func() uint64 {
+		st, err := adminJS.Stream(ctx, "OBJ_"+contracts.ClaimCheckBucket)
+		if err != nil {
+			t.Fatalf("claim-check bucket: %v", err)
+		}
+		return st.CachedInfo().State.Msgs
+	}
+	for _, caller := range secureCallers(t) {
+		t.Run(caller.name, func(t *testing.T) {
+			before := claimMsgs()
+			caller.cmd.Env = append(os.Environ(), "NATS_URL="+url, "NATS_CREDS="+callerCreds, "NATS_TLS_CA="+ca.File,
+				"NATS_TLS_CERT="+clientCert, "NATS_TLS_KEY="+clientKey, "IMAGE_MD5="+md5, "IMAGE_HEAD="+img[:1000], "PREFIX="+caller.name+"-"+randomHex(4))
+			out, err := caller.cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", caller.name, err, out)
+			}
+			var r struct {
+				Calls  int      `json:"calls"`
+				Failed []string `json:"failed"`
+				Errors []string `json:"errors"`
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+				t.Fatalf("%s printed %q: %v", caller.name, out, err)
+			}
+			if r.Calls == 0 || len(r.Failed) != 0 || len(r.Errors) != 0 {
+				t.Fatalf("%s with the documented client permissions: %d calls, failed %v, server errors %v", caller.name, r.Calls, r.Failed, r.Errors)
+			}
+			// Every claim it made or read is gone: the worker deletes a request's once answered,
+			// the client a reply's once read.
+			waitFor(t, 15*time.Second, "the claims deleted", func() bool { return claimMsgs() <= before })
+		})
+	}
 	// An undecodable request is answered with an error and dead-lettered (deadletter.>).
 	if raw, err := c.CallRaw(ctx, contracts.SubjectMetadata, []byte("{not json")); err != nil || !strings.Contains(string(raw), contracts.CodeInvalidRequest) {
 		t.Fatalf("poison request: %v %s", err, raw)
@@ -479,4 +520,28 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// secureCaller is a caller script of another client, run with the documented client permissions.
+type secureCaller struct {
+	name string
+	cmd  *exec.Cmd
+}
+
+// secureCallers are the caller scripts of the other clients: the JavaScript one
+// (testdata/js-secure-caller.mjs), left out (logged) when Node.js or clients/js/node_modules is
+// missing, a failure under ARTIFACT_WORKER_REQUIRE_JS. (The Python client cannot join: nats-py
+// signs with a creds file through its nkeys extra, which is not installed here.)
+func secureCallers(t *testing.T) []secureCaller {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("..", "clients", "js"))
+	if _, err := exec.LookPath("node"); err != nil {
+		callerMissing(t, requireJSEnv, "JavaScript", "node is not on PATH")
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@nats-io", "jetstream")); err != nil {
+		callerMissing(t, requireJSEnv, "JavaScript", "clients/js/node_modules is missing (make js-deps)")
+		return nil
+	}
+	return []secureCaller{{"js", exec.Command("node", filepath.Join("testdata", "js-secure-caller.mjs"))}}
 }

@@ -196,7 +196,8 @@ export class WorkerClient {
   /** The claim-check bucket, opened once (created with a 1 h TTL only if no worker made it yet). */
   claims() {
     if (!this.claimsPromise) {
-      const objm = new Objm(this.nc);
+      // Without the account check ($JS.API.INFO), which a caller's permissions need not allow.
+      const objm = new Objm(jetstream(this.nc, { checkAPI: false }));
       this.claimsPromise = objm.open(CLAIM_CHECK_BUCKET).catch(() =>
         objm.create(CLAIM_CHECK_BUCKET, { ttl: CLAIM_TTL_NS, description: "artifact worker claim checks" }));
       this.claimsPromise.catch(() => { this.claimsPromise = null; });
