@@ -430,14 +430,14 @@ func TestTLSAndCredentials(t *testing.T) {
 	}
 	// The JavaScript client holds the same permissions: claim checks both ways, and the deletion of
 	// a claimed reply once read.
-	admin0, err := nats.Connect(url, nats.UserCredentials(adminCreds), nats.RootCAs(ca.File), nats.ClientCert(clientCert, clientKey))
+	admin, err := nats.Connect(url, nats.UserCredentials(adminCreds), nats.RootCAs(ca.File), nats.ClientCert(clientCert, clientKey))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(admin0.Close)
-	adminJS, _ := jetstream.New(admin0)
+	t.Cleanup(admin.Close)
+	js, _ := jetstream.New(admin)
 	claimMsgs := func() uint64 {
-		st, err := adminJS.Stream(ctx, "OBJ_"+contracts.ClaimCheckBucket)
+		st, err := js.Stream(ctx, "OBJ_"+contracts.ClaimCheckBucket)
 		if err != nil {
 			t.Fatalf("claim-check bucket: %v", err)
 		}
@@ -473,12 +473,6 @@ func TestTLSAndCredentials(t *testing.T) {
 	if raw, err := c.CallRaw(ctx, contracts.SubjectMetadata, []byte("{not json")); err != nil || !strings.Contains(string(raw), contracts.CodeInvalidRequest) {
 		t.Fatalf("poison request: %v %s", err, raw)
 	}
-	admin, err := nats.Connect(url, nats.UserCredentials(adminCreds), nats.RootCAs(ca.File), nats.ClientCert(clientCert, clientKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(admin.Close)
-	js, _ := jetstream.New(admin)
 	waitFor(t, 10*time.Second, "the dead letter", func() bool {
 		st, err := js.Stream(ctx, "WORKER_DEADLETTER")
 		return err == nil && st.CachedInfo().State.Msgs == 1
