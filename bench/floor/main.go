@@ -17,7 +17,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -220,27 +219,6 @@ func startWorkerWith(ctx context.Context, env []string, bin string, args ...stri
 		}
 	}
 	return nil, fmt.Errorf("worker not ready after 60s:\n%s", p.tail())
-}
-
-// metric reads the value of the first series of name from the worker's /metrics.
-func (w *worker) metric(name string) (float64, error) {
-	resp, err := http.Get("http://" + w.http + "/metrics")
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		rest, ok := strings.CutPrefix(line, name)
-		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '{') {
-			continue
-		}
-		// The worker's series carry labels (otel_scope_name, ...): the value follows the last space.
-		return strconv.ParseFloat(strings.TrimSpace(rest[strings.LastIndexByte(rest, ' '):]), 64)
-	}
-	return 0, fmt.Errorf("metric %s not found", name)
 }
 
 // ---------- latency and throughput ----------
@@ -470,7 +448,7 @@ func (b *bench) memory(ctx context.Context, inflight int) error {
 			defer close(sampled)
 			for {
 				if w != nil {
-					if v, err := w.metric("worker_memory_reserved_bytes"); err == nil && int64(v) > peakCharge.Load() {
+					if v, err := procstat.Metric(w.http, "worker_memory_reserved_bytes"); err == nil && int64(v) > peakCharge.Load() {
 						peakCharge.Store(int64(v))
 					}
 				}
@@ -524,7 +502,7 @@ func (b *bench) memory(ctx context.Context, inflight int) error {
 		if err != nil {
 			return err
 		}
-		err = measure("worker", w.pid(), contracts.SubjectGetArtifact, getArtifactBody(id, media), func() (float64, error) { return w.metric("go_memstats_alloc_bytes_total") }, w)
+		err = measure("worker", w.pid(), contracts.SubjectGetArtifact, getArtifactBody(id, media), func() (float64, error) { return procstat.Metric(w.http, "go_memstats_alloc_bytes_total") }, w)
 		w.stop()
 		if err != nil {
 			return err
@@ -779,7 +757,7 @@ func (b *bench) soak(ctx context.Context) error {
 	fmt.Println("| time | requests | worker heap in use | worker RSS |")
 	fmt.Println("|---|---|---|---|")
 	report := func(t time.Duration, n int) {
-		heap, _ := b.worker.metric("go_memstats_heap_inuse_bytes")
+		heap, _ := procstat.Metric(b.worker.http, "go_memstats_heap_inuse_bytes")
 		cur, _, _ := procstat.RSS(b.worker.pid())
 		fmt.Printf("| %s | %d | %d MB | %d MB |\n", t.Round(time.Second), n, int64(heap)>>20, cur>>20)
 	}

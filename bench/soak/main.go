@@ -18,7 +18,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -29,7 +28,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,7 +118,7 @@ func run(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	pid := cmd.Process.Pid
-	metric := func(name string) float64 { v, _ := metricValue(httpAddr, name); return v }
+	metric := func(name string) float64 { v, _ := procstat.Metric(httpAddr, name); return v }
 
 	// The image get_artifact reads, stored once through the worker (a claim-checked request).
 	big := testfiles.NoisyPNG(700, 700) // ~1.4 MB
@@ -295,23 +293,4 @@ func waitReady(ctx context.Context, addr string) error {
 		}
 	}
 	return errors.New("worker not ready after 60 s")
-}
-
-// metricValue reads the first series of name from /metrics (labels, if any, ignored).
-func metricValue(addr, name string) (float64, error) {
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), name)
-		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '{') {
-			continue
-		}
-		return strconv.ParseFloat(strings.TrimSpace(rest[strings.LastIndexByte(rest, ' '):]), 64)
-	}
-	return 0, fmt.Errorf("metric %s not found", name)
 }

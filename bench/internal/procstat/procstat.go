@@ -1,10 +1,13 @@
 // Package procstat reads what the benchmark drivers (bench/floor, bench/soak) measure of the
-// processes they start, and gives them free local addresses. Linux only: it reads /proc.
+// processes they start (/proc, the worker's /metrics), and gives them free local addresses. Linux
+// only: it reads /proc.
 package procstat
 
 import (
+	"bufio"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -41,4 +44,25 @@ func FreeAddr() string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// Metric reads the value of the first series of name from the Prometheus text at
+// http://addr/metrics. The worker's series carry labels (otel_scope_name, ...): the value follows
+// the last space.
+func Metric(addr, name string) (float64, error) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), name)
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '{') {
+			continue
+		}
+		return strconv.ParseFloat(strings.TrimSpace(rest[strings.LastIndexByte(rest, ' '):]), 64)
+	}
+	return 0, fmt.Errorf("metric %s not found", name)
 }
