@@ -34,6 +34,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/agentworks/artifact-worker/internal/modroot"
 )
 
 // ReadyTimeout bounds how long Start and Restart wait for the server to report live and ready.
@@ -407,7 +409,7 @@ func ensureBinary(kind string) (string, error) {
 	if kind != MinIO && kind != VersityGW {
 		return "", fmt.Errorf("unknown server kind %q", kind)
 	}
-	root, err := repoRoot()
+	root, err := modroot.Find()
 	if err != nil {
 		return "", err
 	}
@@ -451,24 +453,6 @@ func installed(bin, stamp string) bool {
 	}
 	_, err = os.Stat(stamp)
 	return err == nil
-}
-
-// repoRoot walks up from the working directory (a test's package directory) to the go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // freeAddrs returns n distinct loopback addresses whose ports were free a moment ago.

@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentworks/artifact-worker/internal/modroot"
 )
 
 // TestGeneratedFilesUpToDate fails while a committed generated file differs from what the generator
 // makes from the Go types: a wire type changed without `go generate ./contracts`, or a generated
 // file was edited by hand.
 func TestGeneratedFilesUpToDate(t *testing.T) {
-	root, err := findRoot()
+	root, err := modroot.Find()
 	if err != nil {
 		t.Fatal(err)
 	}

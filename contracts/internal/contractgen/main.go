@@ -21,7 +21,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/dialects"
+	"github.com/agentworks/artifact-worker/internal/modroot"
 )
 
 type kind int
@@ -121,8 +121,8 @@ func main() {
 func run(root string) error {
 	if root == "" {
 		var err error
-		if root, err = findRoot(); err != nil {
-			return err
+		if root, err = modroot.Find(); err != nil {
+			return fmt.Errorf("%w: pass -root", err)
 		}
 	}
 	files, err := generate(root)
@@ -166,22 +166,4 @@ func generate(root string) (map[string][]byte, error) {
 		return nil, fmt.Errorf("%s: %w", pyFile, err)
 	}
 	return out, nil
-}
-
-// findRoot walks up from the working directory to the directory holding go.mod.
-func findRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: pass -root")
-		}
-		dir = parent
-	}
 }

@@ -1,0 +1,21 @@
+package modroot_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentworks/artifact-worker/internal/modroot"
+)
+
+// From this package's directory the root is two levels up, and holds go.mod.
+func TestFindFromAPackageDirectory(t *testing.T) {
+	root, err := modroot.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	if want := filepath.Dir(filepath.Dir(wd)); root != want {
+		t.Errorf("Find = %s, want %s", root, want)
+	}
+}
