@@ -27,11 +27,27 @@ import "strings"
 //     "eu.", "apac.", "global.", "anthropic.", "meta.")
 //  8. Bedrock version without ":M" ("-v1"), only in a name rule 6 or 7 applied to
 //
+// Before them all, a Bedrock ARN ("arn:aws:bedrock:REGION:ACCOUNT:inference-profile/ID", also
+// foundation-model/, application-inference-profile/, provisioned-model/; any aws partition) becomes
+// its ID, served by bedrock. Rule 7's region may carry one hyphen ("us-gov.").
+//
 // Version rules (fall back from a snapshot to its model), once no spelling rule applies:
 //
 //  9. "-latest" is dropped
 //  10. a dated or numbered snapshot suffix is dropped: "-2024-08-06", "-20250514", "-08-2024",
 //     "-05-20", "-0125" (four digits), "-001" (three digits)
+//  11. a quantisation suffix is dropped ("-fp8", "-awq", "-gguf", "-int4", "-bnb-4bit", ...: see
+//     quantSuffixes); served by Together, its "-turbo" serving suffix too
+//
+// One-word ids ("auto", "free", "small", "custom", "sonar": letters only) are found only as the
+// name is written, never as what a rule left: "litellm_proxy/small" or "acme/custom" is an alias
+// nobody knows, not the catalogue's "kilo-auto/small" (the catalogue files such models under
+// their full name with the provider, "openrouter/auto").
+//
+// Local runtimes (local.go): an Ollama tag, "family[:tag]" with or without "ollama/",
+// "ollama_chat/" or "ollama:", resolves through the family table (entries "ollama/FAMILY");
+// a Hugging Face id "org/Model-7B-Instruct-AWQ" that nothing else matches resolves by organisation
+// and model name without size, variant and quantisation parts.
 //
 // The name a runtime wrote may also say which provider serves the model: the first path segment
 // (rule 5, when it names a provider, see servedBy), a Vertex "@" (vertex) or a Bedrock form (rules
@@ -40,8 +56,13 @@ import "strings"
 // Canonical applies the spelling rules only, to the end: it is the key the catalogue converter
 // files a model under.
 
-// servedBy maps a first path segment to the provider it names.
+// servedBy maps a first path segment to the provider it names: the spellings runtimes and SDKs
+// use that neither catalogue does. Every serving provider of the two catalogues is in the
+// catalogue's own table (File.Hosts, derived from the snapshots), consulted after this one.
 var servedBy = map[string]string{
+	"google-genai": "google", "ollama": "ollama", "ollama_chat": "ollama",
+	"hosted_vllm": "vllm", "vllm": "vllm", "lm_studio": "lmstudio", "lmstudio": "lmstudio",
+	"litellm_proxy": "litellm_proxy", "github": "github", "sglang": "vllm", "tgi": "vllm", "huggingface": "huggingface",
 	"openai": "openai", "anthropic": "anthropic", "google": "google", "gemini": "google", "models": "google",
 	"google-gla": "google", "google_genai": "google", "google_vertexai": "vertex", "azure_openai": "azure",
 	"vertex_ai": "vertex", "vertex": "vertex", "google-vertex": "vertex",
@@ -63,10 +84,11 @@ var servedBy = map[string]string{
 // before.
 type walker struct {
 	s       string
-	bedrock bool   // rule 6 or 7 applied
-	hint    string // the outermost provider the name says serves it
-	rule    string // the rule that made s
-	detail  string // what it dropped, when the rule's text names it (a substring: no allocation)
+	hosts   map[string]string // the registry's host table (File.Hosts): first path segment → provider
+	bedrock bool              // rule 6 or 7 applied
+	hint    string            // the outermost provider the name says serves it
+	rule    string            // the rule that made s
+	detail  string            // what it dropped, when the rule's text names it (a substring: no allocation)
 }
 
 // ruleText is the last rule applied, for people ("provider prefix (openrouter/)").
@@ -80,6 +102,11 @@ func (w *walker) ruleText() string {
 // spelling applies the first spelling rule that changes w.s and reports whether one did.
 func (w *walker) spelling() bool {
 	s := w.s
+	if id, ok := bedrockARN(s); ok {
+		w.bedrock = true
+		w.hintOnce("bedrock")
+		return w.setDetail(id, "Bedrock ARN", s[:len(s)-len(id)])
+	}
 	switch {
 	case strings.HasPrefix(s, "ft:") && len(s) > 3:
 		base := s[3:]
@@ -94,11 +121,7 @@ func (w *walker) spelling() bool {
 		return w.setDetail(s[:i], "gateway variant", s[i:])
 	}
 	if i := strings.IndexByte(s, ':'); i > 0 && i < len(s)-1 && isProviderWord(s[:i]) && isLetter(s[i+1]) {
-		if p, ok := servedBy[s[:i]]; ok {
-			w.hintOnce(p)
-		} else {
-			w.hintOnce("")
-		}
+		w.hintOnce(w.host(s[:i]))
 		return w.setDetail(s[i+1:], "provider prefix", s[:i+1])
 	}
 	if i := strings.LastIndexByte(s, '@'); i > 0 && !strings.Contains(s[i:], "/") {
@@ -110,10 +133,8 @@ func (w *walker) spelling() bool {
 		return w.set(s[:i], "Vertex @ version")
 	}
 	if i := strings.IndexByte(s, '/'); i >= 0 {
-		if p, ok := servedBy[s[:i]]; ok {
-			w.hintOnce(p)
-		} else if i > 0 {
-			w.hintOnce("")
+		if i > 0 {
+			w.hintOnce(w.host(s[:i]))
 		}
 		return w.setDetail(s[i+1:], "provider prefix", s[:i+1])
 	}
@@ -122,7 +143,7 @@ func (w *walker) spelling() bool {
 		w.hintOnce("bedrock")
 		return w.set(s[:len(s)-n], "Bedrock version suffix")
 	}
-	if i := strings.IndexByte(s, '.'); i > 0 && i < len(s)-1 && allLetters(s[:i]) && isLetter(s[i+1]) {
+	if i := strings.IndexByte(s, '.'); i > 0 && i < len(s)-1 && regionWord(s[:i]) && isLetter(s[i+1]) {
 		w.bedrock = true
 		w.hintOnce("bedrock")
 		return w.setDetail(s[i+1:], "region or vendor prefix", s[:i+1])
@@ -144,7 +165,54 @@ func (w *walker) version() bool {
 	if n := snapshotSuffix(s); n > 0 {
 		return w.setDetail(s[:len(s)-n], "snapshot suffix dropped", s[len(s)-n:])
 	}
+	for _, q := range quantSuffixes {
+		if t, ok := strings.CutSuffix(s, q); ok && t != "" {
+			return w.setDetail(t, "quantisation suffix dropped", q)
+		}
+	}
+	if t, ok := strings.CutSuffix(s, "-turbo"); ok && t != "" && w.hint == "together" {
+		return w.setDetail(t, "Together serving suffix dropped", "-turbo")
+	}
 	return false
+}
+
+// quantSuffixes are the quantisation and packaging marks runtimes and hosts append to a model's
+// name; the model reads the same inputs without them.
+var quantSuffixes = []string{
+	"-fp8-dynamic", "-fp8", "-fp16", "-bf16", "-awq", "-gptq-int4", "-gptq-int8", "-gptq", "-gguf",
+	"-int4", "-int8", "-bnb-4bit", "-4bit", "-8bit", "-mlx", "-w4a16", "-w8a8", "-q4_k_m", "-q5_k_m", "-q8_0",
+}
+
+// oneWord reports whether s is a one-word id (letters only), which is looked up only as written.
+func oneWord(s string) bool { return allLetters(s) }
+
+// regionWord is a region or vendor prefix: letters, with at most one inner hyphen ("us-gov").
+func regionWord(s string) bool {
+	a, b, hyphen := strings.Cut(s, "-")
+	return allLetters(a) && (!hyphen || allLetters(b))
+}
+
+// bedrockARN is the resource id of a Bedrock ARN ("arn:aws:bedrock:us-east-1:123456789012:
+// inference-profile/us.anthropic.claude-...-v1:0" → "us.anthropic.claude-...-v1:0").
+func bedrockARN(s string) (string, bool) {
+	rest, ok := strings.CutPrefix(s, "arn:")
+	if !ok {
+		return "", false
+	}
+	parts := strings.SplitN(rest, ":", 5)
+	if len(parts) != 5 || !strings.HasPrefix(parts[0], "aws") || parts[1] != "bedrock" {
+		return "", false
+	}
+	_, id, ok := strings.Cut(parts[4], "/")
+	return id, ok && id != ""
+}
+
+// host is the provider a first path segment (or "provider:" word) names, or "" when none.
+func (w *walker) host(seg string) string {
+	if p, ok := servedBy[seg]; ok {
+		return p
+	}
+	return w.hosts[seg]
 }
 
 func (w *walker) set(s, rule string) bool { return w.setDetail(s, rule, "") }

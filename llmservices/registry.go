@@ -2,6 +2,7 @@ package llmservices
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -48,6 +49,9 @@ type Registry struct {
 	byKey     map[string]*entry // lower-cased id or alias → entry
 	entries   []*entry          // every entry, highest layer first, in file order
 	providers map[string]provider
+	hosts     map[string]string   // first path segment → the provider it names (File.Hosts)
+	ceilings  map[string][]string // provider → the most any model reads there (Host.Inputs)
+	stems     map[string]*entry   // Hugging Face model stem → local family (local.go)
 	warnings  []string
 }
 
@@ -60,6 +64,10 @@ type entry struct {
 	formats                    routing.Formats // with its provider's defaults
 	own                        *Service        // for formats under another provider (ServedBy)
 	extract                    bool
+	byHost                     map[string][]string // inputs where a host's own records say less
+	servedBy                   string              // an alias's host ("like": "azure/gpt-4o"), when its name gives none
+	like                       string              // the name an alias takes its facts from; "" once taken
+	spec                       *Service            // the alias's own fields, until its facts are taken
 }
 
 // provider is a provider block, built.
@@ -78,15 +86,34 @@ type File struct {
 	// Providers holds each provider's accepted formats and image limits, by provider name
 	// ("openai", "anthropic", "google", "bedrock"); "default" applies to any other provider.
 	Providers map[string]Provider `json:"providers,omitempty"`
-	Services  []Service           `json:"services"`
+	// Hosts maps the first path segment of a model name ("cerebras/...", "together_ai/...") to
+	// the provider serving it, with what that provider's API takes at most; the catalogue
+	// converter derives it from every serving provider of both catalogues.
+	Hosts    map[string]Host `json:"hosts,omitempty"`
+	Services []Service       `json:"services"`
+}
+
+// Host is a serving provider as a model name's first path segment names it.
+type Host struct {
+	// Provider is the provider's registry name ("together" for "together_ai").
+	Provider string `json:"provider"`
+	// Inputs, when set, are the only inputs any model served there reads (a host whose every
+	// record in both catalogues is text only: ["text"]).
+	Inputs []string `json:"inputs,omitempty"`
 }
 
 // Service is one model's entry in a registry file.
 type Service struct {
-	ID       string   `json:"id"`
-	Aliases  []string `json:"aliases,omitempty"`
-	Provider string   `json:"provider,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	ID      string   `json:"id"`
+	Aliases []string `json:"aliases,omitempty"`
+	// Like names another model ("gpt-4o", "azure/gpt-4o", "us.anthropic.claude-...-v1:0"),
+	// resolved as any name is: this entry takes that entry's facts (capabilities, provider,
+	// formats, limits, extractText and the host its name says serves it), and what it lists
+	// itself overrides them. An Azure deployment or an application inference profile is then
+	// one line.
+	Like     string `json:"like,omitempty"`
+	Provider string `json:"provider,omitempty"`
+	Note     string `json:"note,omitempty"`
 	// Source says where a catalogue entry's facts come from ("models.dev", "litellm",
 	// "models.dev+litellm"); free text, shown by `worker models explain`.
 	Source       string       `json:"source,omitempty"`
@@ -101,6 +128,9 @@ type Service struct {
 	// ToolResultMedia, when set, replaces the provider's: where the model takes a tool result's
 	// media, "inline" or "followUp" (routing.ToolResultMediaInline, ToolResultMediaFollowUp).
 	ToolResultMedia string `json:"toolResultMedia,omitempty"`
+	// ByHost lists, by serving provider, the inputs the model reads there when that provider's
+	// own catalogue records say less than the entry (the catalogue converter writes it).
+	ByHost map[string][]string `json:"byHost,omitempty"`
 }
 
 // Capabilities are a service's input and output capabilities.
@@ -377,8 +407,29 @@ func build(layers []layer) (*Registry, error) {
 		byKey:     make(map[string]*entry, n),
 		entries:   make([]*entry, 0, n),
 		providers: map[string]provider{},
+		hosts:     map[string]string{},
+		ceilings:  map[string][]string{},
 	}
 	var errs []error
+	for _, l := range layers {
+		for _, seg := range slices.Sorted(maps.Keys(l.f.Hosts)) {
+			h := l.f.Hosts[seg]
+			k := lookupKey(seg)
+			if _, done := r.hosts[k]; done || h.Provider == "" {
+				continue
+			}
+			r.hosts[k] = lookupKey(h.Provider)
+			if h.Inputs != nil {
+				in, bad := canonicalInputs(h.Inputs)
+				for _, b := range bad {
+					errs = append(errs, fmt.Errorf("llmservices: %s: host %q: %w: unknown input capability %q", l.name, seg, ErrInvalid, b))
+				}
+				if _, done := r.ceilings[r.hosts[k]]; !done {
+					r.ceilings[r.hosts[k]] = in
+				}
+			}
+		}
+	}
 	// Providers: the earliest layer that names a provider defines it, unless its block sets
 	// nothing the worker uses (a runtime's own settings, apiKey or baseURL, in a shared file) and
 	// a later layer defines it: the built-in facts then stay.
@@ -456,10 +507,23 @@ func build(layers []layer) (*Registry, error) {
 			e := &entry{
 				id: s.ID, provider: s.Provider, source: l.source, note: s.Note, detail: s.Source,
 				aliases: s.Aliases, inputs: intern(inputs), outputs: intern(s.Capabilities.Output),
-				extract: s.ExtractText,
+				extract: s.ExtractText, like: strings.TrimSpace(s.Like),
 			}
 			if s.Formats != nil || s.ImageLimits != nil || s.ToolResultMedia != "" {
 				e.own = s
+			}
+			for h, list := range s.ByHost {
+				in, bad := canonicalInputs(list)
+				for _, b := range bad {
+					fail("byHost %q: unknown input capability %q", h, b)
+				}
+				if e.byHost == nil {
+					e.byHost = map[string][]string{}
+				}
+				e.byHost[lookupKey(h)] = intern(in)
+			}
+			if e.like != "" {
+				e.spec = s
 			}
 			e.formats = r.formatsUnder(e, e.provider)
 			added := false
@@ -485,10 +549,68 @@ func build(layers []layer) (*Registry, error) {
 			}
 		}
 	}
+	errs = append(errs, r.takeLikes()...)
+	r.stems = localStems(r)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// takeLikes gives each "like" entry the facts of the entry its name resolves to, overridden by
+// what it lists itself. An alias may name another alias; one whose name resolves to nothing (or
+// only to aliases naming each other) is an error.
+func (r *Registry) takeLikes() []error {
+	var pending []*entry
+	for _, e := range r.entries {
+		if e.like != "" {
+			pending = append(pending, e)
+		}
+	}
+	for len(pending) > 0 {
+		var left []*entry
+		for _, e := range pending {
+			t, servedBy := r.lookup(e.like)
+			if t == nil || t == e {
+				left = append(left, e)
+				continue
+			}
+			if t.like != "" {
+				left = append(left, e) // its facts are not taken yet
+				continue
+			}
+			s := e.spec
+			if s.Capabilities.Input == nil {
+				e.inputs = t.inputs
+			}
+			if s.Capabilities.Output == nil {
+				e.outputs = t.outputs
+			}
+			if s.Provider == "" {
+				e.provider = t.provider
+			}
+			if e.own == nil {
+				e.own = t.own
+			}
+			e.extract = e.extract || t.extract
+			e.byHost = t.byHost
+			e.servedBy = cmp.Or(servedBy, t.servedBy)
+			if e.detail == "" {
+				e.detail = "like " + e.like
+			}
+			e.formats = r.formatsUnder(e, e.provider)
+			e.like, e.spec = "", nil
+		}
+		if len(left) == len(pending) {
+			errs := make([]error, len(left))
+			for i, e := range left {
+				errs[i] = fmt.Errorf("llmservices: service %q: %w: like %q resolves to no entry (or only to aliases naming each other)", e.id, ErrInvalid, e.like)
+			}
+			return errs
+		}
+		pending = left
+	}
+	return nil
 }
 
 // formatsUnder is e's formats under provider p's defaults.
@@ -524,10 +646,32 @@ func lookupKey(id string) string { return strings.ToLower(strings.TrimSpace(id))
 // canonical order, always including text; a name that resolves to nothing, or a nil Registry,
 // gives ["text"]. The slice is the caller's to keep or modify.
 func (r *Registry) Capabilities(serviceID string) []string {
-	if e, _ := r.lookup(serviceID); e != nil {
-		return slices.Clone(e.inputs)
+	if e, servedBy := r.lookup(serviceID); e != nil {
+		return slices.Clone(r.inputsFor(e, servedBy))
 	}
 	return []string{contracts.CapText}
+}
+
+// inputsFor are e's inputs when servedBy serves it: the host's own word (Service.ByHost), within
+// what the host takes at all (Host.Inputs).
+func (r *Registry) inputsFor(e *entry, servedBy string) []string {
+	in := e.inputs
+	if servedBy == "" {
+		return in
+	}
+	if h, ok := e.byHost[servedBy]; ok {
+		in = h
+	}
+	if ceiling, ok := r.ceilings[servedBy]; ok {
+		var kept []string
+		for _, c := range in {
+			if slices.Contains(ceiling, c) {
+				kept = append(kept, c)
+			}
+		}
+		in = kept
+	}
+	return in
 }
 
 // Formats returns what a model's API accepts: the entry's own lists and limits, else those of

@@ -447,3 +447,41 @@ func TestRuntimeProviderSettingsKeepBuiltinFacts(t *testing.T) {
 		t.Errorf("warnings %q, want one naming the fields", r.Warnings())
 	}
 }
+
+// TestLike: an entry that says "like" takes the facts of the entry its name resolves to (and the
+// host that name says serves it), overridden by what it lists itself; a name nobody knows is an
+// error that names the entry.
+func TestLike(t *testing.T) {
+	t.Parallel()
+	r, err := llmservices.Parse([]byte(`{"extends": "builtin", "services": [
+	 {"id": "my-gpt4o-deployment", "like": "azure/gpt-4o"},
+	 {"id": "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3", "like": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"},
+	 {"id": "my-text-gpt", "like": "gpt-4o", "capabilities": {"input": ["text"]}},
+	 {"id": "my-alias-of-alias", "like": "my-gpt4o-deployment"}]}`), "like.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, provider, servedBy string
+		caps                     []string
+	}{
+		{"my-gpt4o-deployment", "openai", "azure", []string{"text", "vision", "file"}},
+		{"azure/my-gpt4o-deployment", "openai", "azure", []string{"text", "vision", "file"}},
+		{"arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3", "anthropic", "bedrock", []string{"text", "vision", "file"}},
+		{"my-text-gpt", "openai", "", []string{"text"}},
+		{"my-alias-of-alias", "openai", "azure", []string{"text", "vision", "file"}},
+	} {
+		e, ok := r.Resolve(tt.name)
+		if !ok || e.Provider != tt.provider || e.ServedBy != tt.servedBy || !slices.Equal(e.Capabilities, tt.caps) {
+			t.Errorf("%s: %+v (ok %v), want %v from %s served by %q", tt.name, e, ok, tt.caps, tt.provider, tt.servedBy)
+		}
+	}
+	arn := "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3"
+	if f := r.Formats(arn, "openai"); f.Request.MaxImages != 20 || !slices.Contains(f.File, "docx") {
+		t.Errorf("the inference profile gets %+v, want Bedrock's formats and request limits", f)
+	}
+	_, err = llmservices.Parse([]byte(`{"extends": "builtin", "services": [{"id": "x-deploy", "like": "no-such-model-anywhere"}]}`), "bad.json")
+	if err == nil || !strings.Contains(err.Error(), `"x-deploy"`) || !strings.Contains(err.Error(), "no-such-model-anywhere") {
+		t.Errorf("an unknown like: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package llmservices
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -50,45 +51,77 @@ type Entry struct {
 // lookup resolves a name without recording the rules: the entry (nil when none) and the provider
 // the name says serves it.
 func (r *Registry) lookup(name string) (*entry, string) {
-	if r == nil || len(r.byKey) == 0 {
-		return nil, ""
-	}
-	w := walker{s: lookupKey(name)}
-	if w.s == "" {
-		return nil, ""
-	}
-	for {
-		if e, ok := r.byKey[w.s]; ok {
-			return e, w.servedBy()
-		}
-		if !w.spelling() && !w.version() {
-			return nil, ""
-		}
+	e, servedBy, _ := r.find(name, nil)
+	return e, servedBy
+}
+
+// trace records the forms a resolution tried and the rules that made them (Resolve's).
+type trace struct{ rules, tried []string }
+
+func (t *trace) try(form string) {
+	if t != nil {
+		t.tried = append(t.tried, form)
 	}
 }
 
-// Resolve finds the entry a model name resolves to, by the rules in the package documentation
-// (names.go): the name as written first, then one rule at a time, the most specific known entry
-// winning. ok is false when the name resolves to nothing; Entry.Rules and Entry.Tried then say
-// what was tried.
-func (r *Registry) Resolve(name string) (e Entry, ok bool) {
-	w := walker{s: lookupKey(name)}
-	if r == nil || w.s == "" {
-		return Entry{}, false
+func (t *trace) rule(text, form string) {
+	if t != nil {
+		t.rules = append(t.rules, text)
+		t.tried = append(t.tried, form)
 	}
-	var rules, tried []string
+}
+
+// find resolves a name: an Ollama tag with its ollama prefix; the name as written; the rules of
+// names.go one at a time (a one-word form only as written); an Ollama tag without its prefix; a
+// Hugging Face id by organisation and model name. It returns the entry (nil when none), the
+// provider serving it and the form that matched; t, when not nil, records the way.
+func (r *Registry) find(name string, t *trace) (*entry, string, string) {
+	if r == nil || len(r.byKey) == 0 {
+		return nil, "", ""
+	}
+	w := walker{s: lookupKey(name), hosts: r.hosts}
+	if w.s == "" {
+		return nil, "", ""
+	}
+	original := w.s
+	t.try(w.s)
+	if e, key, ok := r.ollama(original, true, t); ok {
+		return e, "ollama", key
+	}
+	if e, ok := r.byKey[w.s]; ok {
+		return e, e.servedBy, w.s
+	}
 	for {
-		tried = append(tried, w.s)
-		if got, found := r.byKey[w.s]; found {
-			e := r.entryOf(got, w.s, w.servedBy(), rules)
-			e.Tried = tried
-			return e, true
-		}
 		if !w.spelling() && !w.version() {
-			return Entry{Rules: rules, Tried: tried}, false
+			break
 		}
-		rules = append(rules, w.ruleText())
+		t.rule(w.ruleText(), w.s)
+		if e, ok := r.byKey[w.s]; ok && !oneWord(w.s) {
+			return e, cmp.Or(w.servedBy(), e.servedBy), w.s
+		}
 	}
+	if e, key, ok := r.ollama(original, false, t); ok {
+		return e, "ollama", key
+	}
+	if e, host, key, ok := r.huggingFace(original, t); ok {
+		return e, host, key
+	}
+	return nil, "", ""
+}
+
+// Resolve finds the entry a model name resolves to, by the rules in the package documentation
+// (names.go, local.go): the name as written first, then one rule at a time, the most specific
+// known entry winning. ok is false when the name resolves to nothing; Entry.Rules and Entry.Tried
+// then say what was tried.
+func (r *Registry) Resolve(name string) (e Entry, ok bool) {
+	var t trace
+	got, servedBy, matched := r.find(name, &t)
+	if got == nil {
+		return Entry{Rules: t.rules, Tried: t.tried}, false
+	}
+	e = r.entryOf(got, matched, servedBy, t.rules)
+	e.Tried = t.tried
+	return e, true
 }
 
 // entryOf is the exported view of e, reached through matched with the rules taken.
@@ -102,7 +135,7 @@ func (r *Registry) entryOf(e *entry, matched, servedBy string, rules []string) E
 	return Entry{
 		ID: e.id, Matched: matched, Provider: e.provider, ServedBy: servedBy, Family: family,
 		Source: e.source, Detail: e.detail, Note: e.note,
-		Capabilities: slices.Clone(e.inputs), Output: slices.Clone(e.outputs), Aliases: slices.Clone(e.aliases),
+		Capabilities: slices.Clone(r.inputsFor(e, servedBy)), Output: slices.Clone(e.outputs), Aliases: slices.Clone(e.aliases),
 		Formats: r.entryFormats(e, servedBy), ExtractText: e.extract, Rules: rules,
 	}
 }
@@ -115,7 +148,7 @@ func (r *Registry) Entries() []Entry {
 	}
 	out := make([]Entry, 0, len(r.entries))
 	for _, e := range r.entries {
-		out = append(out, r.entryOf(e, lookupKey(e.id), "", nil))
+		out = append(out, r.entryOf(e, lookupKey(e.id), e.servedBy, nil))
 	}
 	return out
 }

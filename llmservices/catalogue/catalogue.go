@@ -33,6 +33,17 @@
 //     about counts when other records claim it at least as often as they deny it (see inputsOf).
 //   - Aliases. An entry "M-latest" also reads what the entry M reads, unless one of its own
 //     records denies it (catalogues often list the alias without the flags they give M).
+//   - Conflicts (docs/providers.md, "When the catalogues disagree"): a text-only listing by two or
+//     more serving providers beats an image flag of one (an audio or video flag too, unless it is
+//     the model's own provider's); an OpenAI model reads PDF files only with images; a serving
+//     provider's own records win for the models it serves (Service.ByHost, narrowing only).
+//   - One-word ids ("auto", "small", "sonar": letters only) are filed under their full name with
+//     their provider ("openrouter/auto", "kilo-auto/small"), one entry per full name, never
+//     merged: the same word at two providers is two models.
+//   - Hosts. Every serving provider of either catalogue (LiteLLM's provider names, of every mode,
+//     and key prefixes; models.dev's directories) is in File.Hosts under the first path segment
+//     that names it, so that a name says who serves it; a provider with at least hostMinRecords
+//     records of its own, none reading more than text, is written as taking text only.
 //
 // Provider-level facts (formats, image limits, tool-result media, API family) are not taken from
 // the catalogues: they are hand-curated in llmservices/default.json.
@@ -77,6 +88,10 @@ type Stats struct {
 type record struct {
 	source   string // "models.dev" or "litellm"
 	name     string
+	full     string          // the name with its provider: LiteLLM's key, models.dev's "directory/model"
+	segments []string        // the first path segments that name its serving provider
+	inherits bool            // a models.dev file whose inputs come from its base_model
+	hostOnly bool            // no model: a provider of LiteLLM's other kinds of model, for the host table
 	provider string          // serving provider, registry spelling
 	maker    string          // provider read from the name's vendor part, or ""
 	inputs   map[string]bool // capabilities it claims
@@ -101,8 +116,9 @@ func Convert(modelsDevTarGz, liteLLMJSONGz []byte, about string, curated *llmser
 	if err != nil {
 		return nil, st, err
 	}
-	services := entries(slices.Concat(lite, md))
-	f := llmservices.File{About: about}
+	records := slices.Concat(lite, md)
+	services := entries(records)
+	f := llmservices.File{About: about, Hosts: hosts(records)}
 	taken := map[string]bool{}
 	if curated != nil {
 		f.Providers = curated.Providers
@@ -168,6 +184,22 @@ func encode(f *llmservices.File) ([]byte, error) {
 		}
 		b.WriteString("  },\n")
 	}
+	if len(f.Hosts) > 0 {
+		b.WriteString("  \"hosts\": {\n")
+		for i, seg := range slices.Sorted(maps.Keys(f.Hosts)) {
+			h, err := json.Marshal(f.Hosts[seg])
+			if err != nil {
+				return nil, err
+			}
+			k, _ := json.Marshal(seg)
+			fmt.Fprintf(&b, "    %s: %s", k, h)
+			if i < len(f.Hosts)-1 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("  },\n")
+	}
 	b.WriteString("  \"services\": [\n")
 	for i, s := range f.Services {
 		line, err := json.Marshal(s)
@@ -190,7 +222,10 @@ func encode(f *llmservices.File) ([]byte, error) {
 func entries(records []record) []llmservices.Service {
 	groups := map[string][]record{}
 	for _, r := range records {
-		k := llmservices.Canonical(r.name)
+		if r.hostOnly {
+			continue
+		}
+		k := fileKey(r)
 		if k == "" {
 			continue
 		}
@@ -230,12 +265,122 @@ func entries(records []record) []llmservices.Service {
 				s.Capabilities.Input = append(s.Capabilities.Input, c)
 			}
 		}
+		s.ByHost = byHost(rs, provider, in)
 		for _, o := range []string{"text", "image", "audio", "video"} {
 			if outs[o] {
 				s.Capabilities.Output = append(s.Capabilities.Output, o)
 			}
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// fileKey is the entry a record is filed under: its canonical name, or for a one-word id ("auto",
+// "small", "sonar"), which only the full name identifies, the name with its provider: the last two
+// segments of its full name ("openrouter/openrouter/auto" → "openrouter/auto", models.dev's
+// kilo/kilo-auto/small → "kilo-auto/small"), or "provider/word".
+func fileKey(r record) string {
+	k := llmservices.Canonical(r.name)
+	if !isOneWord(k) {
+		return k
+	}
+	full := strings.ToLower(r.full)
+	parts := strings.Split(full, "/")
+	if len(parts) >= 2 && parts[len(parts)-1] == k {
+		return parts[len(parts)-2] + "/" + k
+	}
+	return r.provider + "/" + k
+}
+
+// isOneWord reports whether a canonical name is one word, letters only (see llmservices' names.go).
+func isOneWord(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if k[i] < 'a' || k[i] > 'z' {
+			return false
+		}
+	}
+	return k != ""
+}
+
+// byHost is what each serving provider other than the entry's own says the model reads, where
+// its own records deny part of what the entry reads (a serving provider's own record wins for the
+// models it serves). It only narrows: a host's claim beyond the entry's inputs is not taken.
+func byHost(rs []record, provider string, in map[string]bool) map[string][]string {
+	claims, denies := map[string]map[string]bool{}, map[string]map[string]bool{}
+	for _, r := range rs {
+		if r.provider == provider {
+			continue
+		}
+		if claims[r.provider] == nil {
+			claims[r.provider], denies[r.provider] = map[string]bool{}, map[string]bool{}
+		}
+		maps.Copy(claims[r.provider], r.inputs)
+		for c, d := range r.denies {
+			if d {
+				denies[r.provider][c] = true
+			}
+		}
+	}
+	var out map[string][]string
+	for _, h := range slices.Sorted(maps.Keys(claims)) {
+		var kept []string
+		narrower := false
+		for _, c := range contracts.Capabilities() {
+			if !in[c] {
+				continue
+			}
+			if denies[h][c] && !claims[h][c] {
+				narrower = true
+				continue
+			}
+			kept = append(kept, c)
+		}
+		if narrower {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[h] = kept
+		}
+	}
+	return out
+}
+
+// hostMinRecords is how many chat records a serving provider must have in the two catalogues
+// together before "none of them reads X" is taken to mean its API takes no X.
+const hostMinRecords = 5
+
+// localHosts serve whatever model is loaded: their catalogue records (a few old text models) say
+// nothing about the others.
+var localHosts = map[string]bool{"ollama": true, "vllm": true, "lmstudio": true, "lemonade": true}
+
+// hosts is the host table derived from the records: each serving provider of either catalogue,
+// under every first path segment that names it (LiteLLM's provider names and key prefixes,
+// models.dev's directories), with ["text"] as its inputs when it has at least hostMinRecords
+// records and none of them claims an input beyond text.
+func hosts(records []record) map[string]llmservices.Host {
+	count, media := map[string]int{}, map[string]bool{}
+	segs := map[string]string{}
+	for _, r := range records {
+		if !r.inherits { // what a base model reads elsewhere says nothing of this host
+			count[r.provider]++
+			if len(r.inputs) > 0 {
+				media[r.provider] = true
+			}
+		}
+		for _, seg := range r.segments {
+			if _, taken := segs[seg]; !taken {
+				segs[seg] = r.provider
+			}
+		}
+	}
+	out := make(map[string]llmservices.Host, len(segs))
+	for seg, p := range segs {
+		h := llmservices.Host{Provider: p}
+		if count[p] >= hostMinRecords && !media[p] && !localHosts[p] {
+			h.Inputs = []string{contracts.CapText}
+		}
+		out[seg] = h
 	}
 	return out
 }
@@ -267,8 +412,52 @@ func inputsOf(rs []record, provider string, ranked bool) map[string]bool {
 		if firstClaims || !firstDenies && claims > 0 && claims >= denies {
 			in[c] = true
 		}
+		// A text-only listing by two or more serving providers beats a media flag of one: the
+		// one provider claiming it is outvoted. For images; for audio and video only when that
+		// provider is not the model's own (gateways often pass images but not sound or video,
+		// so their silence outvotes no maker). Never for PDF files: LiteLLM has no PDF modality
+		// and models.dev omits "pdf" for many models that read PDFs.
+		if in[c] && claimers(rs, c) == 1 && deniers(rs, c) >= 2 &&
+			(c == contracts.CapVision || (c == contracts.CapAudio || c == contracts.CapVideo) && !firstClaims) {
+			delete(in, c)
+		}
+	}
+	// OpenAI's API takes a PDF file part only with image input (it reads the pages as images).
+	if provider == "openai" && !in[contracts.CapVision] {
+		delete(in, contracts.CapFile)
 	}
 	return in
+}
+
+// claimers counts the serving providers whose records claim capability c.
+func claimers(rs []record, c string) int {
+	claims := map[string]bool{}
+	for _, r := range rs {
+		if r.inputs[c] {
+			claims[r.provider] = true
+		}
+	}
+	return len(claims)
+}
+
+// deniers counts the serving providers whose records deny capability c and none of whose
+// records claim it.
+func deniers(rs []record, c string) int {
+	claims, denies := map[string]bool{}, map[string]bool{}
+	for _, r := range rs {
+		if r.inputs[c] {
+			claims[r.provider] = true
+		} else if r.denies[c] {
+			denies[r.provider] = true
+		}
+	}
+	n := 0
+	for p := range denies {
+		if !claims[p] {
+			n++
+		}
+	}
+	return n
 }
 
 // chooseProvider is the first of Preferred that makes one of the records, else the first that
@@ -373,6 +562,7 @@ func readLiteLLM(gz []byte, st *Stats) ([]record, map[string]bool, error) {
 	}
 	var out []record
 	notChat := map[string]bool{}
+	otherHosts := map[string]string{}
 	for _, key := range slices.Sorted(maps.Keys(raw)) {
 		if key == "sample_spec" {
 			continue
@@ -386,10 +576,20 @@ func readLiteLLM(gz []byte, st *Stats) ([]record, map[string]bool, error) {
 			if notChatModes[e.Mode] {
 				notChat[llmservices.Canonical(key)] = true
 			}
+			if p := strings.ToLower(e.Provider); p != "" && !strings.ContainsAny(p, " :") {
+				serving, _ := liteLLMProvider(p)
+				otherHosts[p] = serving
+			}
 			continue
 		}
-		r := record{source: "litellm", name: key, inputs: map[string]bool{}, denies: map[string]bool{}, outputs: map[string]bool{}}
+		r := record{source: "litellm", name: key, full: key, inputs: map[string]bool{}, denies: map[string]bool{}, outputs: map[string]bool{}}
 		r.provider, r.maker = liteLLMProvider(e.Provider)
+		r.segments = []string{strings.ToLower(e.Provider)}
+		if seg, _, ok := strings.Cut(strings.ToLower(key), "/"); ok && seg != r.segments[0] {
+			if serving, _ := liteLLMProvider(seg); serving == r.provider {
+				r.segments = append(r.segments, seg)
+			}
+		}
 		if m := nameMaker(key); m != "" { // the name says whose it is: dashscope/kimi-k2 is Moonshot's
 			r.maker = m
 		}
@@ -423,6 +623,11 @@ func readLiteLLM(gz []byte, st *Stats) ([]record, map[string]bool, error) {
 		prune(r.inputs)
 		st.LiteLLMChat++
 		out = append(out, r)
+	}
+	// Providers of other kinds of model still serve under their names: a record without inputs
+	// puts them in the host table.
+	for _, p := range slices.Sorted(maps.Keys(otherHosts)) {
+		out = append(out, record{source: "litellm", provider: otherHosts[p], segments: []string{p}, inherits: true, hostOnly: true})
 	}
 	return out, notChat, nil
 }
@@ -498,6 +703,9 @@ func readModelsDev(tgz []byte, lite []record, notChat map[string]bool, st *Stats
 	}
 	liteChat := map[string]bool{}
 	for _, r := range lite {
+		if r.hostOnly {
+			continue
+		}
 		claim(r.name, r.inputs)
 		liteChat[llmservices.Canonical(r.name)] = true
 	}
@@ -535,8 +743,9 @@ func readModelsDev(tgz []byte, lite []record, notChat map[string]bool, st *Stats
 		if k := llmservices.Canonical(pm.name); !chat || notChat[k] && !liteChat[k] {
 			continue
 		}
-		r := record{source: "models.dev", name: pm.name, inputs: inputs, denies: denies, outputs: map[string]bool{}}
+		r := record{source: "models.dev", name: pm.name, full: pm.provider + "/" + pm.name, inputs: inputs, denies: denies, outputs: map[string]bool{}, inherits: pm.m.Modalities == nil}
 		r.provider = pm.provider
+		r.segments = []string{strings.ToLower(pm.provider)}
 		if p, ok := modelsDevProvider[pm.provider]; ok {
 			r.provider = p
 		}

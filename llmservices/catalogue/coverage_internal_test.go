@@ -44,6 +44,12 @@ func TestEveryCatalogueNameResolves(t *testing.T) {
 	}
 	vision, seen := 0, 0
 	for _, rec := range slices.Concat(liteRecords, mdRecords) {
+		if rec.hostOnly {
+			continue
+		}
+		if k := fileKey(rec); isOneWord(llmservices.Canonical(rec.name)) {
+			rec.name = k // a one-word id resolves only by its full name
+		}
 		if !r.Has(rec.name) {
 			t.Errorf("%s (%s, %s) resolves to nothing", rec.name, rec.source, rec.provider)
 		}

@@ -40,18 +40,18 @@ func TestConversionRules(t *testing.T) {
 	t.Parallel()
 	mod := func(in string) string { return "[modalities]\ninput = [" + in + "]\noutput = [\"text\"]\n" }
 	md := snapshot(t, map[string]string{
-		"providers/openai/models/gpt-x.toml":              mod(`"text", "image"`),
-		"providers/azure/models/gpt-x.toml":               mod(`"text", "image", "audio"`), // its own provider says no audio
-		"providers/helicone/models/grok-z.toml":           mod(`"text", "image"`),          // xAI's record is silent
-		"providers/openrouter/models/acme/inherit.toml":   "base_model = \"openai/gpt-x\"\n",
-		"providers/openrouter/models/acme/from-lite.toml": "base_model = \"acme/lite-only\"\n",
-		"providers/openai/models/gpt-image-x.toml":        "[modalities]\ninput = [\"text\"]\noutput = [\"image\"]\n",
-		"providers/foo/models/nomod.toml":                 "name = \"no modalities\"\n",
-		"providers/openai/models/text-embedding-q.toml":   mod(`"text"`), // models.dev: text in, text out; LiteLLM: an embedding model
-		"providers/openrouter/models/openai/flagged.toml": mod(`"text", "image"`),
-		"providers/p1/models/meta-llama/vis-m.toml":       mod(`"text", "image"`),
-		"providers/p2/models/vis-m.toml":                  mod(`"text", "image"`),
-		"providers/p3/models/meta/vis-m.toml":             mod(`"text", "image", "audio"`), // one gateway's slip
+		"providers/openai/models/gpt-x.toml":                mod(`"text", "image"`),
+		"providers/azure/models/gpt-x.toml":                 mod(`"text", "image", "audio"`), // its own provider says no audio
+		"providers/helicone/models/grok-z.toml":             mod(`"text", "image"`),          // xAI's record is silent
+		"providers/openrouter/models/acme/inherit-1.toml":   "base_model = \"openai/gpt-x\"\n",
+		"providers/openrouter/models/acme/from-lite.toml":   "base_model = \"acme/lite-only\"\n",
+		"providers/openai/models/gpt-image-x.toml":          "[modalities]\ninput = [\"text\"]\noutput = [\"image\"]\n",
+		"providers/foo/models/nomod.toml":                   "name = \"no modalities\"\n",
+		"providers/openai/models/text-embedding-q.toml":     mod(`"text"`), // models.dev: text in, text out; LiteLLM: an embedding model
+		"providers/openrouter/models/openai/flagged-1.toml": mod(`"text", "image"`),
+		"providers/p1/models/meta-llama/vis-m.toml":         mod(`"text", "image"`),
+		"providers/p2/models/vis-m.toml":                    mod(`"text", "image"`),
+		"providers/p3/models/meta/vis-m.toml":               mod(`"text", "image", "audio"`), // one gateway's slip
 	}, map[string]string{
 		"providers/bar/models/gpt-x.toml": "../../openai/models/gpt-x.toml",
 		"providers/bar/models/gone.toml":  "../../openai/models/gone.toml",
@@ -60,13 +60,13 @@ func TestConversionRules(t *testing.T) {
  "sample_spec": {"mode": "one of: chat, embedding"},
  "xai/grok-z": {"litellm_provider": "xai", "mode": "chat"},
  "xai/grok-z-latest": {"litellm_provider": "xai", "mode": "chat"},
- "flagged-latest": {"litellm_provider": "openai", "mode": "chat"},
+ "flagged-1-latest": {"litellm_provider": "openai", "mode": "chat"},
  "dashscope/kimi-q": {"litellm_provider": "dashscope", "mode": "chat"},
  "moonshot/kimi-q": {"litellm_provider": "moonshot", "mode": "chat"},
  "gpt-x": {"litellm_provider": "openai", "mode": "chat", "supports_pdf_input": true},
  "text-embedding-q": {"litellm_provider": "openai", "mode": "embedding", "supports_vision": true},
  "us.anthropic.claude-q-v1:0": {"litellm_provider": "bedrock_converse", "mode": "chat", "supports_vision": true},
- "flagged": {"litellm_provider": "openai", "mode": "chat", "supports_vision": false},
+ "flagged-1": {"litellm_provider": "openai", "mode": "chat", "supports_vision": false},
  "lite-only": {"litellm_provider": "openai", "mode": "chat", "supported_modalities": ["text", "audio"]},
  "tts-q": {"litellm_provider": "openai", "mode": "chat", "supported_output_modalities": ["audio"]}
 }`)
@@ -84,12 +84,12 @@ func TestConversionRules(t *testing.T) {
 	}{
 		{"gpt-x", "openai", []string{"text", "vision", "file"}}, // a flag in one source, a modality in the other; azure's audio denied
 		{"grok-z", "xai", []string{"text", "vision"}},           // first-party silent: the gateway's image counts
-		{"inherit", "openai", []string{"text", "vision"}},       // base_model's own file
+		{"inherit-1", "openai", []string{"text", "vision"}},     // base_model's own file
 		{"from-lite", "openrouter", []string{"text", "audio"}},  // base_model without a file: LiteLLM's record of it
 		{"claude-q", "anthropic", []string{"text", "vision"}},   // Bedrock spelling, maker from the vendor part
-		{"flagged", "openai", []string{"text"}},                 // its own provider's false flag wins over a gateway
+		{"flagged-1", "openai", []string{"text"}},               // its own provider's false flag wins over a gateway
 		{"grok-z-latest", "xai", []string{"text", "vision"}},    // an alias its records are silent about reads what its model reads
-		{"flagged-latest", "openai", []string{"text"}},          // and nothing its model does not
+		{"flagged-1-latest", "openai", []string{"text"}},        // and nothing its model does not
 		{"kimi-q", "moonshotai", []string{"text"}},              // its maker, not a provider earlier in Preferred that serves it
 		{"gpt-image-x", "", nil}, {"nomod", "", nil}, {"text-embedding-q", "", nil}, {"tts-q", "", nil}, {"gone", "", nil},
 	}
@@ -108,5 +108,93 @@ func TestConversionRules(t *testing.T) {
 	}
 	if e, _ := r.Resolve("gpt-x"); e.Detail != "litellm+models.dev" {
 		t.Errorf("gpt-x source %q, want both catalogues", e.Detail)
+	}
+}
+
+// TestConflictRules: the documented rules that settle what the catalogues disagree on.
+func TestConflictRules(t *testing.T) {
+	t.Parallel()
+	mod := func(in string) string { return "[modalities]\ninput = [" + in + "]\noutput = [\"text\"]\n" }
+	files := map[string]string{
+		// One gateway's image flag against two text-only listings.
+		"providers/p1/models/vis-q.toml": mod(`"text", "image"`),
+		"providers/p2/models/vis-q.toml": mod(`"text"`),
+		"providers/p3/models/vis-q.toml": mod(`"text"`),
+		// A serving provider's own record: cerebras lists llama-z without images, groq with.
+		"providers/cerebras/models/llama-z.toml": mod(`"text"`),
+	}
+	// A host with five records, none reading anything but text: its API takes text only.
+	for _, m := range []string{"a-1", "b-1", "c-1", "d-1", "e-1"} {
+		files["providers/textonly/models/"+m+".toml"] = mod(`"text"`)
+	}
+	files["providers/textonly/models/llama-z.toml"] = "base_model = \"groq/llama-z\"\n"
+	md := snapshot(t, files, nil)
+	lite := []byte(`{
+ "gpt-q": {"litellm_provider": "openai", "mode": "chat", "supports_pdf_input": true},
+ "gpt-v": {"litellm_provider": "openai", "mode": "chat", "supports_pdf_input": true, "supports_vision": true},
+ "groq/llama-z": {"litellm_provider": "groq", "mode": "chat", "supports_vision": true},
+ "embedco/embed-1": {"litellm_provider": "embedco", "mode": "embedding"}
+}`)
+	out, _, err := catalogue.Convert(md, lite, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := llmservices.Parse(out, "converted.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, servedBy string
+		caps           []string
+	}{
+		{"vis-q", "", []string{"text"}},                            // two text-only listings beat one image flag
+		{"gpt-q", "", []string{"text"}},                            // OpenAI: a PDF part only with images
+		{"gpt-v", "", []string{"text", "vision", "file"}},          // and with them
+		{"llama-z", "", []string{"text", "vision"}},                // the entry: groq says it reads images
+		{"groq/llama-z", "groq", []string{"text", "vision"}},       // served by groq
+		{"cerebras/llama-z", "cerebras", []string{"text"}},         // cerebras's own record wins there
+		{"textonly/llama-z", "textonly", []string{"text"}},         // a host that takes text only
+		{"embedco/llama-z", "embedco", []string{"text", "vision"}}, // a host of other kinds of model is still a host
+	} {
+		e, ok := r.Resolve(tt.name)
+		if !ok || !slices.Equal(e.Capabilities, tt.caps) || e.ServedBy != tt.servedBy || !slices.Equal(r.Capabilities(tt.name), tt.caps) {
+			t.Errorf("%s: %v served by %q (ok %v), want %v served by %q", tt.name, e.Capabilities, e.ServedBy, ok, tt.caps, tt.servedBy)
+		}
+	}
+}
+
+// TestOneWordIDs: one-word and router ids are filed under their full name with their provider,
+// never merged into one entry, and resolve only by that full name: a proxy alias ending in one
+// of them stays unresolved.
+func TestOneWordIDs(t *testing.T) {
+	t.Parallel()
+	md := snapshot(t, map[string]string{
+		"providers/kilo/models/kilo-auto/small.toml": "[modalities]\ninput = [\"text\", \"image\"]\noutput = [\"text\"]\n",
+		"providers/morph/models/auto.toml":           "[modalities]\ninput = [\"text\"]\noutput = [\"text\"]\n",
+	}, nil)
+	lite := []byte(`{
+ "openrouter/openrouter/auto": {"litellm_provider": "openrouter", "mode": "chat", "supports_vision": true, "supports_video_input": true},
+ "custom": {"litellm_provider": "llmgateway", "mode": "chat", "supports_vision": true}
+}`)
+	out, _, err := catalogue.Convert(md, lite, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := llmservices.Parse(out, "converted.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{
+		"openrouter/auto": {"text", "vision", "video"}, "openrouter/openrouter/auto": {"text", "vision", "video"},
+		"morph/auto": {"text"}, "kilo-auto/small": {"text", "vision"}, "llmgateway/custom": {"text", "vision"},
+	} {
+		if e, ok := r.Resolve(name); !ok || !slices.Equal(e.Capabilities, want) {
+			t.Errorf("%s: %v (ok %v), want %v", name, e.Capabilities, ok, want)
+		}
+	}
+	for _, name := range []string{"auto", "small", "custom", "litellm_proxy/small", "acme/custom", "openai/auto"} {
+		if e, ok := r.Resolve(name); ok {
+			t.Errorf("%s resolves to %s; a one-word id resolves only by its full name", name, e.ID)
+		}
 	}
 }
