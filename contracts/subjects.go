@@ -67,3 +67,9 @@ func ConsumerName(subject string) string {
 // ClaimCheckBucket is the JetStream Object Store bucket holding request and reply bodies too large
 // for one NATS message. Objects expire with the bucket's TTL (one hour by default).
 const ClaimCheckBucket = "WORKER_CLAIMS"
+
+// ReplyBucket is the worker's JetStream KV bucket of reply records: the reply of each request that
+// ran, keyed by a digest of the request, so that a request asked again (a client re-ask, a
+// redelivery, a caller's retry) is answered with it instead of running again. Only the worker reads
+// and writes it.
+const ReplyBucket = "WORKER_REPLIES"

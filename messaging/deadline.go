@@ -43,7 +43,7 @@ func (p *Pipeline) expire(h message.HandlerFunc) message.HandlerFunc {
 			})
 			rctx, cancel := replyContext(ctx)
 			defer cancel()
-			if _, _, err := p.reply(rctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); err != nil {
+			if _, _, err := p.reply(rctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); err != nil {
 				p.deps.Logger.WarnContext(ctx, "expired reply not sent", "subject", d.subject, "request_id", reqID, "error", err.Error())
 			}
 		}

@@ -107,7 +107,7 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 		Retryable: true,
 	})
 	if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); ValidReplySubject(replyTo) {
-		if _, _, err := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); err != nil {
+		if _, _, err := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); err != nil {
 			log.Warn("exhausted request: error reply not sent", "error", err.Error())
 		}
 	}

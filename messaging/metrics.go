@@ -70,7 +70,7 @@ const (
 var DeadLetterReasons = []string{ReasonPoison, ReasonPanic, ReasonMaxDeliveries, ReasonNoOutcome, ReasonPermanent}
 
 // Outcomes are the values of the outcome label.
-var Outcomes = []string{outcomeOK, outcomeErrorReply, outcomeRetry, outcomeDeadLetter, outcomeHandedBack, outcomeExpired, outcomeLost}
+var Outcomes = []string{outcomeOK, outcomeErrorReply, outcomeRetry, outcomeDeadLetter, outcomeHandedBack, outcomeExpired, outcomeLost, outcomeReplayed}
 
 const (
 	directionIn  = "in"

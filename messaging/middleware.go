@@ -40,6 +40,8 @@ const (
 	outcomeDeadLetter = "dead_letter"
 	outcomeHandedBack = "handed_back"
 	outcomeExpired    = "expired"
+	// outcomeReplayed: the request had already run; its recorded reply answered it (Deps.Replies).
+	outcomeReplayed = "replayed"
 	// outcomeLost: an exhausted request that could be neither read back nor dead-lettered.
 	outcomeLost = "lost"
 )
@@ -104,7 +106,7 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 		}
 		reqID = echoableID(reqID) // st.requestID may be a Nats-Msg-Id a reply must not echo
 		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); ValidReplySubject(replyTo) {
-			if _, _, rerr := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}); rerr != nil {
+			if _, _, rerr := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); rerr != nil {
 				p.deps.Logger.WarnContext(ctx, "error reply not sent", "subject", d.subject, "request_id", reqID, "error", rerr.Error())
 			}
 		}

@@ -103,8 +103,11 @@ type Deps struct {
 	// Shutdown.
 	SubConn *nats.Conn
 	// PubConn publishes replies and dead letters; it stays open after Shutdown.
-	PubConn  *nats.Conn
-	Claims   *claimcheck.Store
+	PubConn *nats.Conn
+	Claims  *claimcheck.Store
+	// Replies, optional, records each request's reply (EnsureReplies): a request asked again is
+	// answered with it instead of running again.
+	Replies  *Replies
 	MapError ErrorMapper
 	// Envelope decodes the request_id of each request; nil means DecodeEnvelope.
 	Envelope EnvelopeDecoder

@@ -50,6 +50,9 @@ type rig struct {
 	pipeline *messaging.Pipeline
 	complete messaging.ErrorCompleter
 	budget   *membudget.Budget
+	// replies: the pipelines record replies (messaging.EnsureReplies); log, when set, takes their logs.
+	replies bool
+	log     *slog.Logger
 }
 
 func newRig(t *testing.T, cfg messaging.Config, handlers map[string]messaging.Handler) *rig {
@@ -67,7 +70,7 @@ func newRigWith(t *testing.T, cfg messaging.Config, handlers map[string]messagin
 	s := natstest.Start(t)
 	nc := natstest.Connect(t, s)
 	js, _ := jetstream.New(nc)
-	r := &rig{t: t, server: s, nc: nc, js: js, complete: with.complete, budget: with.budget}
+	r := &rig{t: t, server: s, nc: nc, js: js, complete: with.complete, budget: with.budget, replies: with.replies, log: with.log}
 	r.pipeline = r.startPipeline(cfg, handlers)
 	return r
 }
@@ -86,9 +89,19 @@ func (r *rig) startPipeline(cfg messaging.Config, handlers map[string]messaging.
 	if err != nil {
 		t.Fatal(err)
 	}
+	var replies *messaging.Replies
+	if r.replies {
+		if replies, err = messaging.EnsureReplies(ctx, r.js, messaging.ReplyConfig{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := r.log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	p, err := messaging.New(cfg, messaging.Deps{
-		SubConn: natstest.Connect(t, r.server), PubConn: natstest.Connect(t, r.server), Claims: claims, MapError: mapError,
-		CompleteError: r.complete, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Budget: r.budget,
+		SubConn: natstest.Connect(t, r.server), PubConn: natstest.Connect(t, r.server), Claims: claims, Replies: replies, MapError: mapError,
+		CompleteError: r.complete, Logger: log, Budget: r.budget,
 	}, handlers)
 	if err != nil {
 		t.Fatal(err)

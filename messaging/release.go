@@ -10,8 +10,8 @@ import (
 
 // releaseClaim returns, for a claim-checked request the pipeline is done with, the deletion of its
 // body from the claim-check bucket; the subscriber runs it once the server confirmed the request's
-// ack, so a redelivery (the ack lost) still finds the body. Done means answered (ok, an error reply)
-// or expired. A request that is retried keeps its body for the redelivery; a dead-lettered one keeps
+// ack, so a redelivery (the ack lost) still finds the body. Done means answered (ok, an error reply,
+// a recorded reply) or expired. A request that is retried keeps its body for the redelivery; a dead-lettered one keeps
 // it for inspection until the bucket's TTL.
 func (p *Pipeline) releaseClaim(m *message.Message) func(context.Context) {
 	name := m.Metadata.Get(contracts.HeaderClaimCheck)
@@ -19,7 +19,7 @@ func (p *Pipeline) releaseClaim(m *message.Message) func(context.Context) {
 		return nil
 	}
 	switch stateOf(m.Context()).outcome {
-	case outcomeOK, outcomeErrorReply, outcomeExpired:
+	case outcomeOK, outcomeErrorReply, outcomeExpired, outcomeReplayed:
 	default:
 		return nil
 	}

@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,9 +20,11 @@ import (
 const replyConfirmTimeout = 5 * time.Second
 
 // reply publishes env to replyTo with core NATS, through the claim check when it is too large.
-// It returns the number of bytes of the reply body and whether it went by claim check.
-func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply) (int, bool, error) {
-	if replyTo == "" {
+// It returns the number of bytes of the reply body and whether it went by claim check. record, when
+// not nil, is given the reply message (inline or claim-checked) before it is published; without a
+// Reply-To, a reply that fits in one message.
+func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply, record func(*nats.Msg)) (int, bool, error) {
+	if replyTo == "" && record == nil {
 		return 0, false, nil
 	}
 	parts, err := encodeReply(env)
@@ -30,6 +33,12 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	}
 	hdr := nats.Header{}
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
+	if replyTo == "" {
+		if body := bytes.Join(parts, nil); p.deps.Claims.Fits(len(body)) {
+			record(&nats.Msg{Header: hdr, Data: body})
+		}
+		return 0, false, nil
+	}
 	msg, err := p.deps.Claims.PrepareParts(ctx, replyTo, hdr, parts...)
 	if errors.Is(err, claimcheck.ErrFull) {
 		p.metrics.claimFull(ctx)
@@ -37,12 +46,31 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	if err != nil {
 		return 0, false, err
 	}
-	if err := p.deps.PubConn.PublishMsg(msg); err != nil {
-		if name := msg.Header.Get(contracts.HeaderClaimCheck); name != "" {
-			// Nobody will read it: the retry stores the reply again.
+	if record != nil {
+		record(msg)
+	}
+	if err := p.send(ctx, msg); err != nil {
+		if name := msg.Header.Get(contracts.HeaderClaimCheck); name != "" && record == nil && !errors.Is(err, errNotConfirmed) {
+			// Nobody will read it: the retry stores the reply again. (A recorded one is the
+			// record's: the retry finds the record and publishes it again.)
 			_ = p.deps.Claims.Delete(ctx, name)
 		}
-		return 0, false, fmt.Errorf("publish reply to %s: %w", replyTo, err)
+		return 0, false, err
+	}
+	n := 0
+	for _, part := range parts {
+		n += len(part)
+	}
+	return n, msg.Header.Get(contracts.HeaderClaimCheck) != "", nil
+}
+
+// errNotConfirmed: a reply was published but the server did not confirm it in time.
+var errNotConfirmed = errors.New("not confirmed by the server")
+
+// send publishes a reply message with core NATS and confirms the server has it.
+func (p *Pipeline) send(ctx context.Context, msg *nats.Msg) error {
+	if err := p.deps.PubConn.PublishMsg(msg); err != nil {
+		return fmt.Errorf("publish reply to %s: %w", msg.Subject, err)
 	}
 	// Core NATS publishes are fire and forget: a reply written to a connection whose server dies
 	// the next moment is lost, while the ack (on the other connection) may still get through. A
@@ -55,13 +83,9 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	fctx, cancel := context.WithTimeout(ctx, replyConfirmTimeout)
 	defer cancel()
 	if err := p.deps.PubConn.FlushWithContext(fctx); err != nil {
-		return 0, false, fmt.Errorf("publish reply to %s: not confirmed by the server: %w", replyTo, err)
+		return fmt.Errorf("publish reply to %s: %w: %w", msg.Subject, errNotConfirmed, err)
 	}
-	n := 0
-	for _, part := range parts {
-		n += len(part)
-	}
-	return n, msg.Header.Get(contracts.HeaderClaimCheck) != "", nil
+	return nil
 }
 
 // encodeReply returns the reply's JSON as consecutive parts: the envelope's head, the already-encoded

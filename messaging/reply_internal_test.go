@@ -42,7 +42,7 @@ func TestReplyNotConfirmedFailsFast(t *testing.T) {
 	rctx, cancelReply := replyContext(ctx)
 	defer cancelReply()
 	start := time.Now()
-	_, _, err = p.reply(rctx, "_INBOX.caller", contracts.Reply{RequestID: "r1", OK: true})
+	_, _, err = p.reply(rctx, "_INBOX.caller", contracts.Reply{RequestID: "r1", OK: true}, nil)
 	took := time.Since(start)
 	if err == nil {
 		t.Fatal("reply reported sent while no server could confirm it")

@@ -36,8 +36,23 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		}
 		// process, not Process: an error returned here is answered by finalize, which completes the
 		// reply it sends; only the error reply sent below is completed here.
-		var body []byte
-		out, err := process(ctx, Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h}, Message{
+		var (
+			body     []byte
+			key      string
+			recalled *replyRecord
+		)
+		proc := Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h}
+		if p.deps.Replies != nil {
+			// A request that already ran (asked again, redelivered after a lost ack) is answered with
+			// its recorded reply instead of running again.
+			proc.recall = func(ctx context.Context, requestID string, body []byte) (bool, error) {
+				key = ReplyKey(subject, requestID, m.Metadata, body)
+				rec, err := p.deps.Replies.get(ctx, key)
+				recalled = rec
+				return rec != nil, err
+			}
+		}
+		out, err := process(ctx, proc, Message{
 			Subject: subject, Header: hdr, Data: m.Payload, Delivery: deliveryOf(m).count,
 		}, &body)
 		st.bytesIn = out.BytesIn
@@ -48,20 +63,41 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		if err != nil {
 			return err
 		}
+		rctx, cancel := replyContext(ctx)
+		defer cancel()
+		if recalled != nil {
+			st.outcome = outcomeReplayed
+			if replyTo == "" {
+				return nil
+			}
+			msg := recalled.message(replyTo)
+			if err := p.send(rctx, msg); err != nil {
+				return err
+			}
+			st.bytesOut, st.claimedOut = len(msg.Data), recalled.ClaimCheck != ""
+			return nil
+		}
 		if out.Reply.OK {
 			st.outcome = outcomeOK
 		} else {
 			out.Reply.Error = p.completeError(subject, body, out.Reply.Error)
 			st.outcome, st.code = outcomeErrorReply, out.Reply.Error.Code
 		}
-		// The reply gets a deadline of its own, not the attempt's: a slow handler must not leave a
-		// large reply's claim check without time (a failed reply is retried, and with it the whole
-		// handler). It ends at the delivery's deadline, where the heartbeat stops.
-		rctx, cancel := replyContext(ctx)
-		defer cancel()
+		// The reply (rctx above) gets a deadline of its own, not the attempt's: a slow handler must
+		// not leave a large reply's claim check without time (a failed reply is retried, and with it
+		// the whole handler). It ends at the delivery's deadline, where the heartbeat stops.
 		// A large result (a 20 MB PDF sent whole) stays alive until its reply is published.
 		defer gcpace.Hold(int64(len(out.Reply.Result)))()
-		n, claimed, err := p.reply(rctx, replyTo, out.Reply)
+		var record func(*nats.Msg)
+		if p.deps.Replies != nil {
+			// Recorded before it is published: a request asked again from now on is answered with it.
+			record = func(msg *nats.Msg) {
+				if err := p.deps.Replies.put(rctx, key, subject, out.Reply.RequestID, msg); err != nil {
+					p.deps.Logger.WarnContext(ctx, "reply record not stored; the request runs again if asked again", "subject", subject, "request_id", out.Reply.RequestID, "error", err.Error())
+				}
+			}
+		}
+		n, claimed, err := p.reply(rctx, replyTo, out.Reply, record)
 		st.bytesOut, st.claimedOut = n, claimed
 		return err
 	}
@@ -111,6 +147,9 @@ type Processor struct {
 	// CompleteError, optional, completes the error reply (see ErrorCompleter).
 	CompleteError ErrorCompleter
 	Handler       Handler
+	// recall, when set, is asked before the handler runs whether the request already ran (the
+	// pipeline's reply records); true ends processing with Outcome.Recalled.
+	recall func(ctx context.Context, requestID string, body []byte) (bool, error)
 }
 
 // EnvelopeDecoder returns the request_id of a resolved request body. An error (a
@@ -142,6 +181,8 @@ type Outcome struct {
 	Reply contracts.Reply
 	// BytesIn is the size of the resolved body.
 	BytesIn int
+	// Recalled: the request already ran; its recorded reply answers it (the pipeline only).
+	Recalled bool
 }
 
 // Process runs one request through the handler as the pipeline does, without NATS delivery: it
@@ -199,6 +240,16 @@ func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Out
 		return fail(&RequestError{Wire: wire})
 	}
 	out.Reply.RequestID = requestID
+	if p.recall != nil {
+		found, err := p.recall(ctx, requestID, body)
+		if err != nil {
+			return fail(err)
+		}
+		if found {
+			out.Recalled = true
+			return out, nil
+		}
+	}
 	result, err := p.Handler(ctx, Request{Subject: m.Subject, RequestID: requestID, Body: body, Delivery: m.Delivery})
 	if err != nil {
 		wire, transient := p.MapError(err)

@@ -55,6 +55,7 @@ func WorkerPermissions() []Permission {
 		pub("$JS.FC.>", "$JS.FC."+probe),
 		pub("$KV."+workspace.DefaultMetaBucket+".>", "$KV."+workspace.DefaultMetaBucket+"."+probe),
 		pub("$KV."+historyimage.DefaultKVBucket+".>", "$KV."+historyimage.DefaultKVBucket+"."+probe),
+		pub("$KV."+contracts.ReplyBucket+".>", "$KV."+contracts.ReplyBucket+"."+probe),
 		pub("$O."+contracts.ClaimCheckBucket+".>", "$O."+contracts.ClaimCheckBucket+".C."+probe),
 		pub("$O."+historyimage.DefaultObjectBucket+".>", "$O."+historyimage.DefaultObjectBucket+".C."+probe),
 		pub(contracts.DeadLetterPrefix+">", contracts.DeadLetterPrefix+probe),

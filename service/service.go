@@ -202,6 +202,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		SubConn:       s.subConn,
 		PubConn:       s.pubConn,
 		Claims:        c.Claims,
+		Replies:       c.Replies,
 		MapError:      handlers.Policy.MapError,
 		Envelope:      handlers.Policy.Envelope,
 		CompleteError: handlers.Policy.CompleteError,
@@ -240,6 +241,7 @@ const knownMedia = 4096
 type Components struct {
 	Topology  messaging.Topology
 	Claims    *claimcheck.Store
+	Replies   *messaging.Replies
 	Handlers  map[string]messaging.Handler
 	Artifacts *handlers.Artifacts
 }
@@ -260,6 +262,10 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	}
 	maxPayload := js.Conn().MaxPayload()
 	claims, err := claimcheck.EnsureConfig(ctx, js, claimcheck.Config{TTL: cfg.ClaimTTL, MaxBytes: cfg.ClaimMaxBytes, Replicas: cfg.JetStreamReplicas}, maxPayload)
+	if err != nil {
+		return nil, err
+	}
+	replies, err := messaging.EnsureReplies(ctx, js, messaging.ReplyConfig{TTL: min(messaging.DefaultReplyTTL, cfg.ClaimTTL), Replicas: cfg.JetStreamReplicas})
 	if err != nil {
 		return nil, err
 	}
@@ -306,6 +312,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	return &Components{
 		Topology:  topo,
 		Claims:    claims,
+		Replies:   replies,
 		Artifacts: artifacts,
 		Handlers: map[string]messaging.Handler{
 			contracts.SubjectGetArtifact:     getArtifact.Handle,

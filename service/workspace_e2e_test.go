@@ -10,6 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/testfiles"
@@ -288,5 +292,56 @@ func TestWorkspaceConcurrentWritesFromTwoReplicas(t *testing.T) {
 		if !strings.Contains(w.Logs.String(), `"subject":"workspace.file_written"`) {
 			t.Errorf("a replica handled no file_written event: both should share the work")
 		}
+	}
+}
+
+// A file_written event asked again (a caller that lost its reply stores the same request under a
+// new Nats-Msg-Id, "<request_id>.again-<n>") is answered with the first reply and writes nothing:
+// the worker logs the first as ok and the second as replayed, and the file keeps the first write.
+func TestFileWrittenAskedAgainWritesOnce(t *testing.T) {
+	w := startWorker(t)
+	body, _ := json.Marshal(contracts.FileWrittenRequest{RequestID: "fw-once", WorkspaceID: "ws-once", Path: "a.txt", MimeType: "text/plain",
+		AgentID: "coder", MessageID: "m1", Content: ptr("once")})
+	inbox := w.Conn.NewInbox()
+	sub, err := w.Conn.SubscribeSync(inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replies []string
+	for _, msgID := range []string{"fw-once", "fw-once.again-1"} {
+		msg := &nats.Msg{Subject: contracts.SubjectFileWritten, Data: body, Header: nats.Header{}}
+		msg.Header.Set(contracts.HeaderMsgID, msgID)
+		msg.Header.Set(contracts.HeaderReplyTo, inbox)
+		js, _ := jetstream.New(w.Conn)
+		if _, err := js.PublishMsg(t.Context(), msg); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := sub.NextMsg(30 * time.Second)
+		if err != nil {
+			t.Fatalf("no reply to %s: %v", msgID, err)
+		}
+		replies = append(replies, string(rep.Data))
+	}
+	if !strings.Contains(replies[0], `"ok":true`) || replies[1] != replies[0] {
+		t.Fatalf("replies %s and %s, want the first one twice", replies[0], replies[1])
+	}
+	workertest.WaitFor(t, 10*time.Second, "the ask again logged as replayed", func() bool {
+		return strings.Contains(w.Logs.String(), `"request_id":"fw-once","outcome":"replayed"`)
+	})
+	if n := strings.Count(w.Logs.String(), `"request_id":"fw-once","outcome":"ok"`); n != 1 {
+		t.Fatalf("fw-once ran %d times, want once", n)
+	}
+	var first contracts.FileWrittenResult
+	var env contracts.Reply
+	if err := json.Unmarshal([]byte(replies[0]), &env); err != nil || json.Unmarshal(env.Result, &first) != nil {
+		t.Fatalf("reply %s: %v", replies[0], err)
+	}
+	rep := w.Call(contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "fw-once-meta", ID: first.ArtifactID})
+	var info contracts.ArtifactInfo
+	if err := json.Unmarshal(rep.Result, &info); err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Meta.ModifiedBy) != 1 || !info.UpdatedAt.Equal(info.Meta.ModifiedBy[0].Timestamp) {
+		t.Fatalf("metadata after the ask again: updatedAt %s, modifiedBy %+v, want the one first write", info.UpdatedAt, info.Meta.ModifiedBy)
 	}
 }

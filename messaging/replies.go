@@ -1,0 +1,190 @@
+package messaging
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/jscreate"
+)
+
+// Reply records: one execution per request.
+//
+// A request can reach the pipeline more than once after it ran: a client asks again under
+// "<request_id>.again-<n>" when its reply was lost (a reconnect, a route between servers breaking),
+// JetStream redelivers a request whose ack was lost, a caller sends the same request again. Each
+// would run the handler again (for workspace.file_written, write the file again). Instead, once a
+// request ran, its reply is written to the WORKER_REPLIES bucket before it is published, keyed by the
+// request (ReplyKey); a request that finds its record is answered with the stored reply, and its
+// outcome is `replayed`, not `ok`.
+//
+// A record holds the reply itself when it fits in one message, else the name of the claim that
+// carries it (the claim stays in the claim-check bucket until its reader deletes it, or its TTL):
+// no record is larger than the connection's max payload.
+
+// DefaultReplyTTL is how long a reply record is kept: longer than the stream's de-duplication window
+// (2 minutes) and than a call's default deadline (contracts.DefaultRequestTimeout), within which
+// clients ask again.
+const DefaultReplyTTL = 10 * time.Minute
+
+// DefaultReplyMaxBytes is the reply bucket's default size limit: 256 MiB. A record that does not fit
+// is not stored (the reply still goes out; the request would run again if asked again).
+const DefaultReplyMaxBytes = 256 << 20
+
+// ReplyConfig tunes the reply bucket. Zero fields take their defaults.
+type ReplyConfig struct {
+	TTL      time.Duration // default DefaultReplyTTL
+	MaxBytes int64         // default DefaultReplyMaxBytes; -1: none
+	Replicas int           // default 1
+}
+
+// Replies is the reply record bucket. It is safe for concurrent use.
+type Replies struct {
+	kv       jetstream.KeyValue
+	maxValue int // the largest record that fits in one message
+}
+
+// recordCall bounds one read or write of a record.
+const recordCall = 3 * time.Second
+
+// EnsureReplies creates or updates the reply bucket (contracts.ReplyBucket; idempotent, safe when
+// replicas start at once).
+func EnsureReplies(ctx context.Context, js jetstream.JetStream, cfg ReplyConfig) (*Replies, error) {
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultReplyTTL
+	}
+	if cfg.MaxBytes == 0 {
+		cfg.MaxBytes = DefaultReplyMaxBytes
+	}
+	if cfg.Replicas <= 0 {
+		cfg.Replicas = 1
+	}
+	kv, err := jscreate.Do(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      contracts.ReplyBucket,
+			Description: "artifact worker replies by request, so that a request asked again is answered, not run again",
+			History:     1,
+			TTL:         cfg.TTL,
+			MaxBytes:    cfg.MaxBytes,
+			Storage:     jetstream.FileStorage,
+			Replicas:    cfg.Replicas,
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reply bucket %s: %w", contracts.ReplyBucket, err)
+	}
+	return &Replies{kv: kv, maxValue: int(js.Conn().MaxPayload()) - 16*1024}, nil
+}
+
+// ReplyKey is the key of a request's record: a digest of its subject, its request_id, its body (claim
+// check resolved) and the headers that can change what it does (every header but the transport's:
+// Nats-*, Reply-To, Claim-Check, the trace context and the deadline). The same request asked again
+// finds the record; another request that reuses the request_id does not.
+func ReplyKey(subject, requestID string, hdr map[string]string, body []byte) string {
+	h := sha256.New()
+	field := func(s string) {
+		fmt.Fprintf(h, "%d:", len(s))
+		h.Write([]byte(s))
+	}
+	field(subject)
+	field(requestID)
+	var keys []string
+	for k := range hdr {
+		if keyedHeader(k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		field(strings.ToLower(k))
+		field(hdr[k])
+	}
+	fmt.Fprintf(h, "%d:", len(body))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func keyedHeader(k string) bool {
+	l := strings.ToLower(k)
+	switch {
+	case strings.HasPrefix(l, "nats-"), strings.HasPrefix(l, "x-worker-"):
+		return false
+	}
+	switch l {
+	case strings.ToLower(contracts.HeaderReplyTo), strings.ToLower(contracts.HeaderClaimCheck),
+		contracts.HeaderTraceparent, contracts.HeaderTracestate, "baggage",
+		strings.ToLower(contracts.HeaderDeadline), strings.ToLower(contracts.HeaderContractVersion):
+		return false
+	}
+	return true
+}
+
+// replyRecord is a stored reply: the reply's body, or the claim that holds it.
+type replyRecord struct {
+	Subject    string          `json:"subject"`
+	RequestID  string          `json:"request_id"`
+	ClaimCheck string          `json:"claim_check,omitempty"`
+	Reply      json.RawMessage `json:"reply,omitempty"`
+}
+
+// errTooLargeRecord: a reply that fits in a message whose record, with its envelope, does not; it
+// is not recorded.
+var errTooLargeRecord = errors.New("reply record larger than one message")
+
+// put records msg (a reply as published: an inline body, or a Claim-Check header) as the reply of key.
+func (r *Replies) put(ctx context.Context, key, subject, requestID string, msg *nats.Msg) error {
+	rec := replyRecord{Subject: subject, RequestID: requestID, ClaimCheck: msg.Header.Get(contracts.HeaderClaimCheck)}
+	if rec.ClaimCheck == "" {
+		rec.Reply = msg.Data
+	}
+	val, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if len(val) > r.maxValue {
+		return errTooLargeRecord
+	}
+	ctx, cancel := context.WithTimeout(ctx, recordCall)
+	defer cancel()
+	_, err = r.kv.Put(ctx, key, val)
+	return err
+}
+
+// get returns the record of key, nil when there is none.
+func (r *Replies) get(ctx context.Context, key string) (*replyRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, recordCall)
+	defer cancel()
+	e, err := r.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reply record: %w", err)
+	}
+	var rec replyRecord
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		return nil, nil // not one of ours: run the request
+	}
+	return &rec, nil
+}
+
+// message is the reply to publish for rec.
+func (rec *replyRecord) message(replyTo string) *nats.Msg {
+	msg := &nats.Msg{Subject: replyTo, Header: nats.Header{}, Data: rec.Reply}
+	msg.Header.Set(contracts.HeaderContractVersion, contracts.Version)
+	if rec.ClaimCheck != "" {
+		msg.Header.Set(contracts.HeaderClaimCheck, rec.ClaimCheck)
+		msg.Data = nil
+	}
+	return msg
+}
