@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -230,10 +231,40 @@ func modelsImport(modelsDev, liteLLM, curatedFile, output string, stdout, stderr
 		return exitUsage
 	}
 	about := fmt.Sprintf("Written by `worker models import` from %s and %s, with the curated entries over the catalogue. Both catalogues are MIT-licensed (models.dev, LiteLLM): keep their licence notices with this file.", baseName(modelsDev), baseName(liteLLM))
+	inputs := map[string]string{catalogue.SourceModelsDev: modelsDev, catalogue.SourceLiteLLM: liteLLM}
 	out, st, err := catalogue.Convert(md, lite, about, curated)
 	if err != nil {
-		fmt.Fprintf(stderr, "worker models import: %v\n", err)
+		var bad *catalogue.InputError
+		if errors.As(err, &bad) {
+			fmt.Fprintf(stderr, "worker models import: %s: %v; nothing written\n", inputs[bad.Source], bad.Err)
+		} else {
+			fmt.Fprintf(stderr, "worker models import: %v; nothing written\n", err)
+		}
 		return exitFailure
+	}
+	// A refresh must not silently shrink the catalogue: each source must bring at least
+	// MinImportShare of the entries it brings to the built-in catalogue.
+	builtLite, builtMD := builtinBySource()
+	for _, c := range []struct {
+		source    string
+		got, want int
+	}{{catalogue.SourceLiteLLM, st.LiteLLMEntries, builtLite}, {catalogue.SourceModelsDev, st.ModelsDevEntries, builtMD}} {
+		if float64(c.got) < MinImportShare*float64(c.want) {
+			fmt.Fprintf(stderr, "worker models import: %s: %d catalogue entries from this %s snapshot, fewer than %.0f%% of the %d the built-in catalogue has from it (a truncated or wrong file?); nothing written\n",
+				inputs[c.source], c.got, c.source, 100*MinImportShare, c.want)
+			return exitFailure
+		}
+	}
+	next, err := llmservices.Parse(out, "imported")
+	if err != nil {
+		fmt.Fprintf(stderr, "worker models import: %v; nothing written\n", err)
+		return exitFailure
+	}
+	replaced, replacedName := llmservices.Default(), "the built-in registry"
+	if output != "" {
+		if prev, err := llmservices.Load(output); err == nil {
+			replaced, replacedName = prev, output
+		}
 	}
 	if output == "" {
 		_, err = stdout.Write(out)
@@ -246,7 +277,71 @@ func modelsImport(modelsDev, liteLLM, curatedFile, output string, stdout, stderr
 	}
 	fmt.Fprintf(stderr, "worker models import: %d curated and %d catalogue entries (%d read images, %d PDF files, %d audio, %d video); LiteLLM %d chat of %d keys, models.dev %d chat of %d files\n",
 		len(curated.Services), st.Entries, st.Vision, st.File, st.Audio, st.Video, st.LiteLLMChat, st.LiteLLMKeys, st.ModelsDevChat, st.ModelsDevFiles)
+	reportChanges(stderr, replaced, next, replacedName)
 	return exitOK
+}
+
+// MinImportShare is the least share of the built-in catalogue's entries from each source that
+// an import must bring from that source's new snapshot (README, "Refreshing the catalogue").
+const MinImportShare = 0.5
+
+// builtinBySource counts the built-in catalogue's entries with a record of LiteLLM and of models.dev.
+func builtinBySource() (lite, md int) {
+	for _, e := range llmservices.Default().Entries() {
+		if e.Source != llmservices.SourceCatalogue {
+			continue
+		}
+		if strings.Contains(e.Detail, catalogue.SourceLiteLLM) {
+			lite++
+		}
+		if strings.Contains(e.Detail, catalogue.SourceModelsDev) {
+			md++
+		}
+	}
+	return lite, md
+}
+
+// reportChanges says what an import changes against the registry it replaces: entries added,
+// removed, and those whose input capabilities changed, with the first few of each.
+func reportChanges(w io.Writer, old, next *llmservices.Registry, oldName string) {
+	before := map[string][]string{}
+	for _, e := range old.Entries() {
+		before[strings.ToLower(e.ID)] = e.Capabilities
+	}
+	var added, changed []string
+	seen := map[string]bool{}
+	for _, e := range next.Entries() {
+		id := strings.ToLower(e.ID)
+		seen[id] = true
+		caps, ok := before[id]
+		switch {
+		case !ok:
+			added = append(added, e.ID)
+		case !slices.Equal(caps, e.Capabilities):
+			changed = append(changed, fmt.Sprintf("%s (%s → %s)", e.ID, strings.Join(caps, ","), strings.Join(e.Capabilities, ",")))
+		}
+	}
+	var removed []string
+	for _, e := range old.Entries() {
+		if !seen[strings.ToLower(e.ID)] {
+			removed = append(removed, e.ID)
+		}
+	}
+	fmt.Fprintf(w, "worker models import: against %s: %d added, %d removed, %d with other input capabilities\n", oldName, len(added), len(removed), len(changed))
+	for _, l := range []struct {
+		what string
+		ids  []string
+	}{{"added", added}, {"removed", removed}, {"capabilities changed", changed}} {
+		if len(l.ids) == 0 {
+			continue
+		}
+		shown := l.ids[:min(len(l.ids), 20)]
+		more := ""
+		if len(l.ids) > len(shown) {
+			more = fmt.Sprintf(", and %d more", len(l.ids)-len(shown))
+		}
+		fmt.Fprintf(w, "  %s: %s%s\n", l.what, strings.Join(shown, ", "), more)
+	}
 }
 
 func baseName(p string) string {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,4 +124,111 @@ func TestModelsImport(t *testing.T) {
 		t.Errorf("import without --litellm: exit %d", code)
 	}
 	_ = os.Remove(outFile)
+}
+
+// TestModelsImportRefusesBadInput: an import that would shrink the catalogue fails (exit 1,
+// naming the input, nothing written); a GitHub archive of models.dev, its tree under one
+// top-level folder, is accepted.
+func TestModelsImportRefusesBadInput(t *testing.T) {
+	snap := filepath.Join("..", "..", "llmservices", "catalogue", "snapshots")
+	realMD, err := os.ReadFile(filepath.Join(snap, "models.dev-f3fc692.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	realLite, err := os.ReadFile(filepath.Join(snap, "litellm-model_prices_and_context_window-2026-08-01.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	goodMD, goodLite := write("md.tar.gz", realMD), write("lite.json.gz", realLite)
+	tests := []struct {
+		name, md, lite string
+		ok             bool
+		blame          string // the input the message must name
+	}{
+		{"LiteLLM of the wrong shape (a list)", goodMD, write("list.json", []byte(`[{"mode": "chat"}]`)), false, "list.json"},
+		{"LiteLLM of the wrong shape (no chat model)", goodMD, write("other.json", []byte(`{"a": {"b": 1}, "c": {"mode": "embedding"}}`)), false, "other.json"},
+		{"empty LiteLLM", goodMD, write("empty.json", nil), false, "empty.json"},
+		{"empty models.dev", write("empty.tar.gz", nil), goodLite, false, "empty.tar.gz"},
+		{"both empty", write("e1.tar.gz", nil), write("e2.json", nil), false, "e2.json"},
+		{"truncated LiteLLM", goodMD, write("cut.json.gz", realLite[:len(realLite)/2]), false, "cut.json.gz"},
+		{"truncated models.dev", write("cut.tar.gz", realMD[:len(realMD)/2]), goodLite, false, "cut.tar.gz"},
+		{"models.dev without providers/", write("layout.tar.gz", tarball(t, map[string]string{"src/models/a.toml": "x = 1"})), goodLite, false, "layout.tar.gz"},
+		{"shrunken LiteLLM", goodMD, write("few.json", []byte(`{"gpt-x": {"litellm_provider": "openai", "mode": "chat"}}`)), false, "few.json"},
+		{"GitHub archive: one top-level folder", write("archive.tar.gz", underFolder(t, realMD, "models.dev-f3fc692/")), goodLite, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "llmservices.json")
+			code, _, errOut := runModels(t, "import", "--models-dev", tt.md, "--litellm", tt.lite, "-o", out)
+			_, statErr := os.Stat(out)
+			if tt.ok {
+				if code != exitOK || statErr != nil || !strings.Contains(errOut, "0 removed") {
+					t.Fatalf("exit %d (written: %v): %s", code, statErr == nil, errOut)
+				}
+				return
+			}
+			if code != exitFailure || !strings.Contains(errOut, filepath.Join(dir, tt.blame)) || !strings.Contains(errOut, "nothing written") || statErr == nil {
+				t.Errorf("exit %d, file written %v, message %q: want exit 1 naming %s and nothing written", code, statErr == nil, errOut, tt.blame)
+			}
+		})
+	}
+}
+
+// tarball is a gzipped tar of the files given.
+func tarball(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for name, content := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = tw.Write([]byte(content))
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_ = zw.Close()
+	return buf.Bytes()
+}
+
+// underFolder rewrites a gzipped tarball with every entry under folder, as GitHub's archives are.
+func underFolder(t *testing.T, tgz []byte, folder string) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Name = folder + strings.TrimPrefix(h.Name, "./")
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = tw.Close()
+	_ = zw.Close()
+	return buf.Bytes()
 }

@@ -82,7 +82,24 @@ type Stats struct {
 	ModelsDevUnknown, ModelsDevLinks int // files with no modalities to go by; broken symlinks
 	Entries                          int // entries written
 	Vision, File, Audio, Video       int // entries with each input capability
+	LiteLLMEntries, ModelsDevEntries int // entries written with a record of each source
 }
+
+// Sources of records, as InputError.Source and Service.Source name them.
+const (
+	SourceModelsDev = "models.dev"
+	SourceLiteLLM   = "litellm"
+)
+
+// InputError is a snapshot that cannot be read, or yields no chat model: Source says which
+// (SourceModelsDev, SourceLiteLLM), so that a caller can name the file.
+type InputError struct {
+	Source string
+	Err    error
+}
+
+func (e *InputError) Error() string { return "catalogue: " + e.Source + " snapshot: " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
 
 // record is one model as one source lists it.
 type record struct {
@@ -110,11 +127,17 @@ func Convert(modelsDevTarGz, liteLLMJSONGz []byte, about string, curated *llmser
 	var st Stats
 	lite, notChat, err := readLiteLLM(liteLLMJSONGz, &st)
 	if err != nil {
-		return nil, st, err
+		return nil, st, &InputError{SourceLiteLLM, err}
+	}
+	if st.LiteLLMChat == 0 {
+		return nil, st, &InputError{SourceLiteLLM, fmt.Errorf("no chat model among %d keys (not LiteLLM's model_prices_and_context_window.json?)", st.LiteLLMKeys)}
 	}
 	md, err := readModelsDev(modelsDevTarGz, lite, notChat, &st)
 	if err != nil {
-		return nil, st, err
+		return nil, st, &InputError{SourceModelsDev, err}
+	}
+	if st.ModelsDevChat == 0 {
+		return nil, st, &InputError{SourceModelsDev, fmt.Errorf("no chat model among %d model files (want a tarball of the models.dev repository, with providers/P/models/M.toml)", st.ModelsDevFiles)}
 	}
 	records := slices.Concat(lite, md)
 	services := entries(records)
@@ -135,6 +158,12 @@ func Convert(modelsDevTarGz, liteLLMJSONGz []byte, about string, curated *llmser
 		}
 		f.Services = append(f.Services, s)
 		st.Entries++
+		if strings.Contains(s.Source, SourceLiteLLM) {
+			st.LiteLLMEntries++
+		}
+		if strings.Contains(s.Source, SourceModelsDev) {
+			st.ModelsDevEntries++
+		}
 		for _, c := range s.Capabilities.Input {
 			switch c {
 			case contracts.CapVision:
@@ -554,11 +583,11 @@ var notChatModes = map[string]bool{
 func readLiteLLM(gz []byte, st *Stats) ([]record, map[string]bool, error) {
 	data, err := gunzip(gz)
 	if err != nil {
-		return nil, nil, fmt.Errorf("catalogue: LiteLLM snapshot: %w", err)
+		return nil, nil, err
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, nil, fmt.Errorf("catalogue: LiteLLM snapshot: %w", err)
+		return nil, nil, fmt.Errorf("not a JSON object of models: %w", err)
 	}
 	var out []record
 	notChat := map[string]bool{}
@@ -660,8 +689,9 @@ var modelsDevMaker = map[string]string{"google-vertex": "google", "google-vertex
 func readModelsDev(tgz []byte, lite []record, notChat map[string]bool, st *Stats) ([]record, error) {
 	files, err := untar(tgz)
 	if err != nil {
-		return nil, fmt.Errorf("catalogue: models.dev snapshot: %w", err)
+		return nil, err
 	}
+	files = underTopFolder(files)
 	type parsed struct {
 		provider, name string
 		m              modelsDevModel
@@ -685,7 +715,7 @@ func readModelsDev(tgz []byte, lite []record, notChat map[string]bool, st *Stats
 		st.ModelsDevFiles++
 		var m modelsDevModel
 		if _, err := toml.Decode(string(content), &m); err != nil {
-			return nil, fmt.Errorf("catalogue: models.dev %s: %w", p, err)
+			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		models = append(models, parsed{provider: provider, name: strings.TrimSuffix(modelPath, ".toml"), m: m})
 	}
@@ -769,6 +799,35 @@ func readModelsDev(tgz []byte, lite []record, notChat map[string]bool, st *Stats
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// underTopFolder strips the one top-level folder a repository archive puts everything in
+// (GitHub's "models.dev-f3fc692/providers/..."), when there is no providers/ at the top.
+func underTopFolder(files map[string][]byte) map[string][]byte {
+	top := ""
+	for p := range files {
+		if strings.HasPrefix(p, "providers/") {
+			return files
+		}
+		dir, _, ok := strings.Cut(p, "/")
+		if !ok {
+			continue // a file at the top (pax_global_header): no folder
+		}
+		if top != "" && dir != top {
+			return files
+		}
+		top = dir
+	}
+	if top == "" {
+		return files
+	}
+	out := make(map[string][]byte, len(files))
+	for p, b := range files {
+		if rest, ok := strings.CutPrefix(p, top+"/"); ok {
+			out[rest] = b
+		}
+	}
+	return out
 }
 
 // isHost reports whether a provider serves other makers' models rather than its own.
