@@ -32,6 +32,7 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/service"
 )
 
 var update = flag.Bool("update", false, "rewrite kubernetes/configmap-llmservices.yaml from config/llmservices.json")
@@ -754,8 +755,8 @@ func TestPodSpecLinesUp(t *testing.T) {
 		}
 		memLimit := lim[corev1.ResourceMemory]
 		concurrency := intSetting(t, env, "CONCURRENCY", 16)
-		maxBytes := intSetting(t, env, "MAX_ARTIFACT_BYTES", 20<<20)
-		budget := intSetting(t, env, "MEMORY_BUDGET", 512<<20)
+		maxBytes := sizeSetting(t, env, "MAX_ARTIFACT_BYTES", 20<<20)
+		budget := sizeSetting(t, env, "MEMORY_BUDGET", 512<<20)
 		slots := int64(concurrency) * int64(len(contracts.RequestSubjects))
 		// Worst case: the memory budget full (it charges copiesPerRequest x each artifact read) and
 		// every slot holding an inline request (at most max_payload, 1 MiB) and its reply.
@@ -783,11 +784,11 @@ func TestPodSpecLinesUp(t *testing.T) {
 	t.Run("termination grace", func(t *testing.T) {
 		handlerTimeout := durationSetting(t, env, "HANDLER_TIMEOUT", messaging.DefaultHandlerTimeout)
 		drain := durationSetting(t, env, "DRAIN_TIMEOUT", 30*time.Second)
-		// messaging.Config: one delivery's handler runs for at most about twice HandlerTimeout (an
-		// attempt plus in-process retries).
-		inFlight := 2 * handlerTimeout
+		// messaging.DeliveryBudget: one delivery is worked on for at most 3 x HandlerTimeout (the
+		// attempts and in-process retries, then the reply or dead letter).
+		inFlight := messaging.DeliveryBudget(handlerTimeout)
 		if drain < inFlight {
-			t.Errorf("DRAIN_TIMEOUT %s is below the worst-case in-flight time %s (2 x HANDLER_TIMEOUT): draining would abandon requests", drain, inFlight)
+			t.Errorf("DRAIN_TIMEOUT %s is below the longest a request may be worked on, %s (3 x HANDLER_TIMEOUT): draining would abandon requests", drain, inFlight)
 		}
 		if pod.TerminationGracePeriodSeconds == nil {
 			t.Fatal("terminationGracePeriodSeconds is not set (default 30s)")
@@ -810,6 +811,20 @@ func intSetting(t *testing.T, env map[string]string, name string, def int) int {
 		t.Fatalf("%s %q: %v", name, v, err)
 	}
 	return n
+}
+
+// sizeSetting reads a size setting as the worker does (bytes, or 512MiB, 1GiB, 200MB).
+func sizeSetting(t *testing.T, env map[string]string, name string, def int) int {
+	t.Helper()
+	v, ok := env[name]
+	if !ok {
+		return def
+	}
+	n, err := service.ParseByteSize(v)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return int(n)
 }
 
 func durationSetting(t *testing.T, env map[string]string, name string, def time.Duration) time.Duration {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentworks/artifact-worker/service"
 )
 
 const settingsSource = "../cmd/worker/settings.go"
@@ -87,7 +89,7 @@ func checkSetting(known map[string]string, name, value string) error {
 	case "integer":
 		_, err = strconv.Atoi(value)
 	case "byteSize":
-		_, err = strconv.ParseInt(value, 10, 64)
+		_, err = service.ParseByteSize(value)
 	case "duration":
 		_, err = time.ParseDuration(value)
 	}
@@ -111,6 +113,9 @@ func TestCheckSetting(t *testing.T) {
 		{"S3_USE_SSL", "yes", false},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318", true},
 		{"GOMEMLIMIT", "1800MiB", true},
+		{"MEMORY_BUDGET", "1GiB", true},
+		{"MEMORY_BUDGET", "200MB", true},
+		{"MEMORY_BUDGET", "1 gigabyte", false},
 		{"NATS_SERVER", "nats://nats:4222", false},
 		{"S3_ACCESS_KEY", "<secret>", true},
 	}

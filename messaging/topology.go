@@ -13,6 +13,16 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 )
 
+// DefaultStreamMaxBytes is Topology.MaxBytes's default: 2 GiB. A stored request is about 300 bytes
+// (a get_artifact body and its headers; bodies over the server's max_payload travel by claim check
+// and are stored as a reference), so 24h at 40 requests/s (3.5 million, ~1 GB) fits twice over;
+// beyond that the oldest requests go first, and the replay window is shorter than MaxAge.
+const DefaultStreamMaxBytes int64 = 2 << 30
+
+// MinStreamMaxBytes is the smallest Topology.MaxBytes: 64 MiB, room for requests up to a large
+// max_payload (8 MiB in deployments/nats) with many more beside them.
+const MinStreamMaxBytes int64 = 64 << 20
+
 // DefaultAckWait is Topology.AckWait's default.
 const DefaultAckWait = 10 * time.Second
 
@@ -33,6 +43,9 @@ type Topology struct {
 	DeadLetterStream string
 	// MaxAge keeps requests replayable for this long (default 24h).
 	MaxAge time.Duration
+	// MaxBytes bounds the stream's size (default DefaultStreamMaxBytes; -1: none). When it is
+	// reached, the oldest requests are removed first.
+	MaxBytes int64
 	// DeadLetterMaxAge keeps dead letters (default 7 days).
 	DeadLetterMaxAge time.Duration
 	// Replicas of the streams (default 1; 3 on a clustered NATS).
@@ -56,6 +69,7 @@ func (t *Topology) setDefaults() {
 	}
 	t.DeadLetterStream = cmp.Or(t.DeadLetterStream, DefaultDeadLetterStream)
 	t.MaxAge = cmp.Or(t.MaxAge, 24*time.Hour)
+	t.MaxBytes = cmp.Or(t.MaxBytes, DefaultStreamMaxBytes)
 	t.DeadLetterMaxAge = cmp.Or(t.DeadLetterMaxAge, 7*24*time.Hour)
 	t.Replicas = cmp.Or(t.Replicas, 1)
 	t.AckWait = cmp.Or(t.AckWait, DefaultAckWait)
@@ -73,6 +87,9 @@ func (t Topology) Validate() error {
 	}
 	if t.MaxAge < time.Minute {
 		errs = append(errs, fmt.Errorf("MaxAge %s: must be at least 1m", t.MaxAge))
+	}
+	if t.MaxBytes != -1 && t.MaxBytes < MinStreamMaxBytes {
+		errs = append(errs, fmt.Errorf("MaxBytes %d: must be at least %d, or -1 for no limit", t.MaxBytes, MinStreamMaxBytes))
 	}
 	if t.AckWait < time.Second {
 		errs = append(errs, fmt.Errorf("AckWait %s: must be at least 1s", t.AckWait))
@@ -103,6 +120,8 @@ func EnsureTopology(ctx context.Context, js jetstream.JetStream, t Topology) (To
 		Subjects:    t.Subjects,
 		Retention:   jetstream.LimitsPolicy,
 		MaxAge:      t.MaxAge,
+		MaxBytes:    t.MaxBytes,
+		Discard:     jetstream.DiscardOld,
 		Storage:     jetstream.FileStorage,
 		Replicas:    t.Replicas,
 		Duplicates:  2 * time.Minute,

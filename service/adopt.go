@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +13,8 @@ import (
 	"github.com/agentworks/artifact-worker/messaging"
 )
 
-// AdoptDeployed sets the settings that Build writes into shared JetStream resources (stream max age
-// and replicas, consumer AckWait and MaxDeliver, cache and claim-check TTLs, the claim-check bucket's size limit) to the values the running deployment
+// AdoptDeployed sets the settings that Build writes into shared JetStream resources (stream max age,
+// size and replicas, consumer AckWait and MaxDeliver, cache and claim-check TTLs, the claim-check bucket's size limit) to the values the running deployment
 // already has, so that a tool like `worker replay`, started with other settings, cannot reconfigure
 // production by building its handlers. Resources that do not exist yet keep cfg's values.
 func AdoptDeployed(ctx context.Context, js jetstream.JetStream, cfg *Config) error {
@@ -25,6 +26,7 @@ func AdoptDeployed(ctx context.Context, js jetstream.JetStream, cfg *Config) err
 		return fmt.Errorf("stream: %w", err)
 	default:
 		cfg.StreamMaxAge = stream.CachedInfo().Config.MaxAge
+		cfg.StreamMaxBytes = cmp.Or(stream.CachedInfo().Config.MaxBytes, -1)
 		cfg.JetStreamReplicas = max(stream.CachedInfo().Config.Replicas, 1)
 		if c, err := stream.Consumer(ctx, messaging.ConsumerName(contracts.SubjectGetArtifact)); err == nil {
 			cc := c.CachedInfo().Config

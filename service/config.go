@@ -59,6 +59,8 @@ type Config struct {
 	ExtractMaxChars int           // EXTRACT_MAX_CHARS (default 100000)
 	ExtractTimeout  time.Duration // EXTRACT_TIMEOUT (default 10s, at most half the handler's time)
 	StreamMaxAge    time.Duration // STREAM_MAX_AGE (default 24h)
+	// StreamMaxBytes bounds the request stream WORKER_REQUESTS; the oldest requests go first.
+	StreamMaxBytes int64 // STREAM_MAX_BYTES (default 2 GiB, messaging.DefaultStreamMaxBytes; -1: none)
 	// AckWait is how long a request stays with a replica that neither acks it nor reports it in
 	// progress (every ACK_WAIT/3 while it works): the time a dead replica's requests wait.
 	AckWait     time.Duration // ACK_WAIT (default 10s)
@@ -98,6 +100,7 @@ func (c *Config) SetDefaults() {
 	c.MaxArtifactSize = cmp.Or(c.MaxArtifactSize, 20<<20)
 	c.ExtractMaxChars = cmp.Or(c.ExtractMaxChars, 100_000)
 	c.StreamMaxAge = cmp.Or(c.StreamMaxAge, 24*time.Hour)
+	c.StreamMaxBytes = cmp.Or(c.StreamMaxBytes, messaging.DefaultStreamMaxBytes)
 	c.AckWait = cmp.Or(c.AckWait, messaging.DefaultAckWait)
 	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
 	c.Concurrency = cmp.Or(c.Concurrency, 16)
@@ -195,6 +198,9 @@ func (c Config) Validate() error {
 	}
 	if c.StreamMaxAge < time.Minute {
 		bad("STREAM_MAX_AGE", "must be at least 1m, got %s", c.StreamMaxAge)
+	}
+	if c.StreamMaxBytes != -1 && c.StreamMaxBytes < messaging.MinStreamMaxBytes {
+		bad("STREAM_MAX_BYTES", "must be at least %d (64 MiB), or -1 for no limit, got %d", messaging.MinStreamMaxBytes, c.StreamMaxBytes)
 	}
 	if c.AckWait < 3*time.Second {
 		bad("ACK_WAIT", "must be at least 3s, got %s", c.AckWait)

@@ -253,6 +253,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	cfg.SetDefaults()
 	topo, err := messaging.EnsureTopology(ctx, js, messaging.Topology{
 		MaxAge:     cfg.StreamMaxAge,
+		MaxBytes:   cfg.StreamMaxBytes,
 		AckWait:    cfg.AckWait,
 		MaxDeliver: cfg.MaxDeliver,
 		Replicas:   cfg.JetStreamReplicas,
@@ -545,7 +546,13 @@ func connect(url string, cfg Config, name string, log *slog.Logger) (*nats.Conn,
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		err = fmt.Errorf("NATS_URL %s: %w", url, err)
+		// Name the setting the operator used: without NATS_URL the address is EMBEDDED_NATS_ADDR's
+		// (its default included), where a running worker's embedded server listens.
+		if cfg.NATSURL == "" {
+			err = fmt.Errorf("EMBEDDED_NATS_ADDR %s (NATS_URL is not set: the embedded nats-server of a worker running on this address): %w", cfg.EmbeddedNATSAddr, err)
+		} else {
+			err = fmt.Errorf("NATS_URL %s: %w", url, err)
+		}
 		if se := natsSettingError(err); se != nil {
 			return nil, se
 		}

@@ -47,9 +47,9 @@ func integer(p func(*service.Config) *int) func(*service.Config, string) error {
 
 func byteSize(p func(*service.Config) *int64) func(*service.Config, string) error {
 	return func(c *service.Config, v string) error {
-		n, err := strconv.ParseInt(v, 10, 64)
+		n, err := service.ParseByteSize(v)
 		if err != nil {
-			return fmt.Errorf("%q is not a number of bytes", v)
+			return err
 		}
 		*p(c) = n
 		return nil
@@ -91,6 +91,7 @@ var settings = []setting{
 	{"EXTRACT_MAX_CHARS", "most characters of text extracted from one document (extract_text); the rest is counted", integer(func(c *service.Config) *int { return &c.ExtractMaxChars })},
 	{"EXTRACT_TIMEOUT", "time limit of text extraction from one document (below HANDLER_TIMEOUT)", duration(func(c *service.Config) *time.Duration { return &c.ExtractTimeout })},
 	{"STREAM_MAX_AGE", "how long requests stay in the stream for replay", duration(func(c *service.Config) *time.Duration { return &c.StreamMaxAge })},
+	{"STREAM_MAX_BYTES", "size limit of the request stream WORKER_REQUESTS (bytes or 512MiB, 2GiB); the oldest requests go first (-1: no limit)", byteSize(func(c *service.Config) *int64 { return &c.StreamMaxBytes })},
 	{"ACK_WAIT", "JetStream AckWait of the consumers: how long a dead replica's requests wait (default 10s)", duration(func(c *service.Config) *time.Duration { return &c.AckWait })},
 	{"MAX_DELIVER", "deliveries before a failing request is dead-lettered", integer(func(c *service.Config) *int { return &c.MaxDeliver })},
 	{"CONCURRENCY", "requests per subject one replica handles at once", integer(func(c *service.Config) *int { return &c.Concurrency })},

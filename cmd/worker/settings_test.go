@@ -203,3 +203,32 @@ func TestLoadConfigExtractionLimits(t *testing.T) {
 		}
 	}
 }
+
+// Sizes as operators write them: bytes, or a number with a unit; a bad one is named by the variable
+// or flag it came from.
+func TestLoadConfigSizesWithUnits(t *testing.T) {
+	cfg, _, err := loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), []string{"-claim-check-max-bytes", "200MB"}, env(map[string]string{
+		"MEMORY_BUDGET": "128MiB", "MAX_ARTIFACT_BYTES": "20971520", "STREAM_MAX_BYTES": "1.5GiB",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MemoryBudget != 128<<20 || cfg.MaxArtifactSize != 20<<20 || cfg.StreamMaxBytes != 3<<29 || cfg.ClaimMaxBytes != 200_000_000 {
+		t.Fatalf("sizes: budget %d, artifact %d, stream %d, claims %d", cfg.MemoryBudget, cfg.MaxArtifactSize, cfg.StreamMaxBytes, cfg.ClaimMaxBytes)
+	}
+	if cfg, _, err := loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(nil)); err != nil || cfg.StreamMaxBytes != 2<<30 {
+		t.Fatalf("STREAM_MAX_BYTES default %d (%v), want 2 GiB", cfg.StreamMaxBytes, err)
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	_, _, err = loadConfig(fs, []string{"-memory-budget", "lots"}, env(map[string]string{"STREAM_MAX_BYTES": "2 gigabytes"}))
+	for _, want := range []string{`-memory-budget: "lots" is not a size`, `STREAM_MAX_BYTES: "2 gigabytes" is not a size: unknown unit "gigabytes"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+	_, _, err = loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(map[string]string{"STREAM_MAX_BYTES": "1MiB"}))
+	if err == nil || !strings.Contains(err.Error(), "STREAM_MAX_BYTES: must be at least 67108864 (64 MiB)") {
+		t.Errorf("a 1 MiB stream: %v", err)
+	}
+}
