@@ -22,11 +22,11 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/miniotest"
-	"github.com/agentworks/artifact-worker/internal/natstest"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/miniotest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 var minioSrv *miniotest.Server
@@ -43,7 +43,7 @@ func BenchmarkGetArtifact(b *testing.B) {
 		{"100KB", testfiles.NoisyPNG(185, 185)},
 		{"1MB", testfiles.NoisyPNG(580, 580)},
 	}
-	w := workertest.Start(b, minioSrv, func(c *service.Config) { c.Concurrency = 16; c.LogLevel = "warn" })
+	w := servicetest.Start(b, minioSrv, func(c *service.Config) { c.Concurrency = 16; c.LogLevel = "warn" })
 	startBaseline(b, w)
 	for _, size := range sizes {
 		id := "bench-" + size.name
@@ -54,7 +54,7 @@ func BenchmarkGetArtifact(b *testing.B) {
 				req := func(subject string) func(context.Context, int) error {
 					return func(ctx context.Context, i int) error {
 						body, _ := json.Marshal(contracts.GetArtifactRequest{
-							RequestID: fmt.Sprintf("%s-%d-%d-%s", subject, inflight, i, workertest.RandomHex(4)),
+							RequestID: fmt.Sprintf("%s-%d-%d-%s", subject, inflight, i, servicetest.RandomHex(4)),
 							Ref:       "artifact:" + id, ServiceID: "vision-model",
 						})
 						raw, err := w.Client.CallRaw(ctx, subject, body)
@@ -138,7 +138,7 @@ const baselineSubject = "baseline.get_artifact"
 // startBaseline runs the same pipeline with no framework: one stream and durable pull consumer,
 // Fetch(1) per goroutine, GET from MinIO, base64, a reply with the image part through the same claim
 // check, ack. No detection, routing, middleware, tracing or metrics.
-func startBaseline(b *testing.B, w *workertest.Worker) {
+func startBaseline(b *testing.B, w *servicetest.Worker) {
 	ctx, cancel := context.WithCancel(context.Background())
 	nc := natstest.Connect(b, w.NATS)
 	pub := natstest.Connect(b, w.NATS)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentworks/artifact-worker/extract"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 const (

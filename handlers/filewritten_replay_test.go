@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/handlers"
 	"github.com/agentworks/artifact-worker/handling"
-	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/workspace"
 )

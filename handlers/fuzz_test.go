@@ -13,7 +13,7 @@ import (
 	"github.com/agentworks/artifact-worker/handlers"
 	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/historyimage"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/objectstore"
 )
 

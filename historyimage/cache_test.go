@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/internal/membudget"
-	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 )
 
 // kvEntry reads the raw KV entry of an image, to see which path Put took.

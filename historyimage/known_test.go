@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 type countingPutter struct{ n int }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/historyimage"
-	"github.com/agentworks/artifact-worker/internal/agentsession"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/agentsession"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // The media the kept turns would carry are taken out, oldest first, as far as the request must

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/imaging"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // Anthropic's limits (docs/providers.md): 1568 px long edge, about 1.15 megapixels, 5 MB of base64.

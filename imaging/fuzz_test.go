@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/imaging"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // FuzzPrepare: any bytes, under any declared format, give a result or an error, never a panic; a

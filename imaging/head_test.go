@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/imaging"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // withAPP2 puts a segment of n bytes (an ICC profile's place) between a JPEG's SOI and the rest, so

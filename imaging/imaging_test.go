@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/imaging"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 var web = []string{"png", "jpeg", "webp"}

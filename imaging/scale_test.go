@@ -13,7 +13,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // TestScaleIntegerFactor: at a whole factor every output pixel is the rounded mean of its block,

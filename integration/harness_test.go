@@ -25,8 +25,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/miniotest"
-	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/miniotest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 )
 
 const helperEnv = "ARTIFACT_WORKER_NATS_HELPER"

@@ -22,10 +22,10 @@ import (
 
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/natstest"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // imageVersion is stamped into the worker the image check builds; `worker version` must show it.
@@ -129,7 +129,7 @@ func TestImage(t *testing.T) {
 		runArgs = append(runArgs, "-e", k+"="+v)
 	}
 	runArgs = append(runArgs, ctr, "--", "/worker", "run")
-	var logs workertest.SyncBuffer
+	var logs servicetest.SyncBuffer
 	run := exec.Command(bin, b.args(runArgs...)...)
 	run.Stdout, run.Stderr = &logs, &logs
 	if err := run.Start(); err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // mcpDir returns mcpserver/conformance with its npm packages installed (make mcp-deps), or skips

@@ -18,7 +18,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // natsCLI returns the project's pinned nats CLI, installing it first when missing or of another

@@ -14,10 +14,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/mcpserver"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // resultBytes is the size of a tool result as JSON, as the host receives it.
@@ -43,7 +43,7 @@ func blockOf[T mcp.Content](res *mcp.CallToolResult) (T, bool) {
 // The case: claude-sonnet-4 (built-in registry), default settings, an incompressible
 // 1200x900 PNG of about 3.2 MB, which fits Anthropic's limits and so leaves the worker whole.
 func TestGetArtifactFitsClaudeDesktopByDefault(t *testing.T) {
-	w := workertest.Start(t, minio, func(c *service.Config) { c.LLMServicesFile = "" })
+	w := servicetest.Start(t, minio, func(c *service.Config) { c.LLMServicesFile = "" })
 	png := testfiles.OpaqueNoisyPNG(1200, 900)
 	if len(png) < 3_000_000 {
 		t.Fatalf("the test image is %d bytes, want an incompressible ~3.2 MB", len(png))
@@ -78,7 +78,7 @@ func TestGetArtifactFitsClaudeDesktopByDefault(t *testing.T) {
 }
 
 func TestToolsDeclareMaxResultSizeChars(t *testing.T) {
-	w := workertest.Start(t, minio)
+	w := servicetest.Start(t, minio)
 	for _, tc := range []struct {
 		cfg  mcpserver.Config
 		want float64
@@ -103,7 +103,7 @@ func TestToolsDeclareMaxResultSizeChars(t *testing.T) {
 // token), or is cut.
 func TestResultsThatCannotFit(t *testing.T) {
 	const token = "s3cret-token"
-	w := workertest.Start(t, minio, func(c *service.Config) { c.HTTPToken = token })
+	w := servicetest.Start(t, minio, func(c *service.Config) { c.HTTPToken = token })
 	contentURL := "http://" + w.Svc.HTTPAddr()
 	pdf := testfiles.PDFPage("BT /F1 24 Tf 20 40 Td (Big) Tj ET\n%" + strings.Repeat("padding ", 20_000))
 	w.PutArtifact("mcp-bigpdf", "application/pdf", "big.pdf", pdf)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentworks/artifact-worker/internal/workertest"
 	"github.com/agentworks/artifact-worker/mcpserver"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // bearer adds an Authorization header to every request.
@@ -25,7 +25,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestHTTPTokenAndOrigin(t *testing.T) {
-	w := workertest.Start(t, minio)
+	w := servicetest.Start(t, minio)
 	h, err := mcpserver.HTTPHandler(mcpserver.New(w.Client, mcpserver.Config{}), mcpserver.HTTPOptions{Token: "right", TrustedOrigins: []string{"https://inspector.example:6274"}})
 	if err != nil {
 		t.Fatal(err)

@@ -16,11 +16,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/agentsession"
-	"github.com/agentworks/artifact-worker/internal/miniotest"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/agentsession"
+	"github.com/agentworks/artifact-worker/internal/testing/miniotest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/mcpserver"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 	"github.com/agentworks/artifact-worker/tooldefs"
 )
 
@@ -29,7 +29,7 @@ var minio *miniotest.Server
 func TestMain(m *testing.M) { os.Exit(miniotest.Main(m, &minio)) }
 
 // session connects the Go SDK's client to an MCP server on the worker w, in memory.
-func session(t *testing.T, w *workertest.Worker, cfg mcpserver.Config) *mcp.ClientSession {
+func session(t *testing.T, w *servicetest.Worker, cfg mcpserver.Config) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -68,7 +68,7 @@ func texts(res *mcp.CallToolResult) string {
 }
 
 func TestMCPTools(t *testing.T) {
-	w := workertest.Start(t, minio)
+	w := servicetest.Start(t, minio)
 	png := testfiles.PNG(16, 16)
 	w.PutArtifact("mcp-img", "image/png", "chart.png", png)
 	w.PutArtifact("mcp-pdf", "application/pdf", "report.pdf", testfiles.PDF())
@@ -167,7 +167,7 @@ func TestMCPTools(t *testing.T) {
 		var pre contracts.PreprocessResult
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if err := w.Client.Call(ctx, contracts.SubjectPreprocess, contracts.PreprocessRequest{RequestID: "mcp-pre-" + workertest.RandomHex(4), Messages: json.RawMessage(conv)}, &pre); err != nil {
+		if err := w.Client.Call(ctx, contracts.SubjectPreprocess, contracts.PreprocessRequest{RequestID: "mcp-pre-" + servicetest.RandomHex(4), Messages: json.RawMessage(conv)}, &pre); err != nil {
 			t.Fatal(err)
 		}
 		id := regexp.MustCompile(`history_[0-9a-f]+`).FindString(string(pre.Messages))
@@ -195,7 +195,7 @@ func TestMCPTools(t *testing.T) {
 		var pre contracts.PreprocessResult
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if err := w.Client.Call(ctx, contracts.SubjectPreprocess, contracts.PreprocessRequest{RequestID: "mcp-pre-" + workertest.RandomHex(4), Messages: conv, Dialect: contracts.DialectAnthropic}, &pre); err != nil {
+		if err := w.Client.Call(ctx, contracts.SubjectPreprocess, contracts.PreprocessRequest{RequestID: "mcp-pre-" + servicetest.RandomHex(4), Messages: conv, Dialect: contracts.DialectAnthropic}, &pre); err != nil {
 			t.Fatal(err)
 		}
 		id := regexp.MustCompile(`\[File:history_[0-9a-f]+\]`).FindString(string(pre.Messages))
@@ -214,10 +214,10 @@ func TestMCPTools(t *testing.T) {
 	})
 
 	t.Run("tool errors carry the worker's message", func(t *testing.T) {
-		ref := "artifact:nope-" + workertest.RandomHex(3)
+		ref := "artifact:nope-" + servicetest.RandomHex(3)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		err := w.Client.Call(ctx, contracts.SubjectGetArtifact, contracts.GetArtifactRequest{RequestID: "mcp-e-" + workertest.RandomHex(4), Ref: ref}, nil)
+		err := w.Client.Call(ctx, contracts.SubjectGetArtifact, contracts.GetArtifactRequest{RequestID: "mcp-e-" + servicetest.RandomHex(4), Ref: ref}, nil)
 		var we *contracts.Error
 		if !errors.As(err, &we) {
 			t.Fatalf("NATS call: %v", err)

@@ -32,7 +32,7 @@ type imageFormat struct {
 }
 
 // imageFormats is every image format the worker treats specially. Adding one: its entry here, its
-// MIME type and extension in names.go when they are new, a fixture in internal/testfiles.
+// MIME type and extension in names.go when they are new, a fixture in internal/testing/testfiles.
 var imageFormats = map[string]imageFormat{
 	"png": {sendable: true, magic: prefix("\x89PNG\r\n\x1a\n"), config: png.DecodeConfig, decode: png.Decode,
 		intact: func(b []byte) bool { return configOK(png.DecodeConfig, b) && pngReachesIEND(b) }},

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/mediaformat"
 )
 

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // FuzzIntact: the damage checks never panic, answer the same twice, take formats they do not check

@@ -13,7 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/claimcheck"
-	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 	"github.com/agentworks/artifact-worker/messaging"
 )
 

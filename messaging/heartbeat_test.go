@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentworks/artifact-worker/claimcheck"
-	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 	"github.com/agentworks/artifact-worker/messaging"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 )
 
 // A reply whose publish the server cannot confirm (its connection is reconnecting to a server that

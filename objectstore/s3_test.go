@@ -19,7 +19,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"github.com/agentworks/artifact-worker/internal/miniotest"
+	"github.com/agentworks/artifact-worker/internal/testing/miniotest"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/objectstore/storetest"
 )

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentworks/artifact-worker/internal/miniotest"
+	"github.com/agentworks/artifact-worker/internal/testing/miniotest"
 )
 
 var minio *miniotest.Server

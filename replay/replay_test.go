@@ -22,14 +22,14 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handlers"
-	"github.com/agentworks/artifact-worker/internal/natstest"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/replay"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // sent is one request sent through the worker, in stream order, with the reply the worker gave.
@@ -45,7 +45,7 @@ type sent struct {
 
 // fixture is a worker that has answered the requests in sent, and the replay's view of it.
 type fixture struct {
-	w      *workertest.Worker
+	w      *servicetest.Worker
 	js     jetstream.JetStream
 	stream string
 	claims *claimcheck.Store
@@ -54,7 +54,7 @@ type fixture struct {
 }
 
 // processors builds the current handlers on the worker's NATS and store, as `worker replay` does.
-func processors(t *testing.T, w *workertest.Worker, js jetstream.JetStream, caps handlers.Capabilities) (replay.ProcessorFunc, *service.Components) {
+func processors(t *testing.T, w *servicetest.Worker, js jetstream.JetStream, caps handlers.Capabilities) (replay.ProcessorFunc, *service.Components) {
 	t.Helper()
 	c, err := service.Build(context.Background(), w.Config, js, w.Store, caps, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -66,7 +66,7 @@ func processors(t *testing.T, w *workertest.Worker, js jetstream.JetStream, caps
 	}, c
 }
 
-func newFixture(t *testing.T, w *workertest.Worker) *fixture {
+func newFixture(t *testing.T, w *servicetest.Worker) *fixture {
 	t.Helper()
 	js, err := jetstream.New(w.Conn)
 	if err != nil {
@@ -89,7 +89,7 @@ func (f *fixture) send(t *testing.T, subject string, body []byte, outcome string
 
 func (f *fixture) getArtifact(t *testing.T, ref, serviceID, outcome string, txt, textPNG bool, extra ...string) {
 	t.Helper()
-	body := fmt.Sprintf(`{"request_id":"ga-%d-%s","ref":%q,"service_id":%q%s}`, len(f.sent), workertest.RandomHex(4), ref, serviceID, strings.Join(extra, ""))
+	body := fmt.Sprintf(`{"request_id":"ga-%d-%s","ref":%q,"service_id":%q%s}`, len(f.sent), servicetest.RandomHex(4), ref, serviceID, strings.Join(extra, ""))
 	f.send(t, contracts.SubjectGetArtifact, []byte(body), outcome, txt, textPNG)
 }
 
@@ -186,7 +186,7 @@ func sameJSON(t *testing.T, a, b any) bool {
 
 // TestReplay sends requests of every outcome through a real worker, then replays them.
 func TestReplay(t *testing.T) {
-	w := workertest.Start(t, minio)
+	w := servicetest.Start(t, minio)
 	f := newFixture(t, w)
 	w.PutArtifact("txt", "text/plain; charset=utf-8", "notes.txt", []byte("first version <b>&amp;</b>\n"))
 	w.PutArtifact("png", "image/png", "chart.png", testfiles.PNG(16, 12))
@@ -228,7 +228,7 @@ func TestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	workertest.WaitFor(t, 20*time.Second, "the worker deleted request 7's body", func() bool {
+	servicetest.WaitFor(t, 20*time.Second, "the worker deleted request 7's body", func() bool {
 		_, err := claims.GetInfo(context.Background(), claim7)
 		return errors.Is(err, jetstream.ErrObjectNotFound)
 	})
@@ -605,7 +605,7 @@ func TestReplay(t *testing.T) {
 
 		// A registry in which text-model reads images changes only the image asked for by text-model.
 		path := w.Config.LLMServicesFile + ".vision"
-		if err := os.WriteFile(path, []byte(strings.Replace(workertest.Registry, `"id":"text-model","capabilities":{"input":["text"]`, `"id":"text-model","capabilities":{"input":["text","vision"]`, 1)), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(strings.Replace(servicetest.Registry, `"id":"text-model","capabilities":{"input":["text"]`, `"id":"text-model","capabilities":{"input":["text","vision"]`, 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		reg, err := llmservices.Load(path)
@@ -643,7 +643,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // TestReplayEmptyStream: nothing stored, nothing replayed, and Run returns at once.
 func TestReplayEmptyStream(t *testing.T) {
-	w := workertest.Start(t, minio)
+	w := servicetest.Start(t, minio)
 	f := newFixture(t, w)
 	for _, opts := range []replay.Options{{}, {StartSeq: 1}, {StartTime: time.Now().Add(-time.Hour)}, {Results: true, PublishTo: "replay.out"}} {
 		lines, _, sum, _ := f.run(t, f.proc, opts)
@@ -656,7 +656,7 @@ func TestReplayEmptyStream(t *testing.T) {
 // TestReplayEndsAtLastSequenceAtStart: requests that arrive during a replay are not replayed, and
 // the replay still ends.
 func TestReplayEndsAtLastSequenceAtStart(t *testing.T) {
-	w := workertest.Start(t, minio)
+	w := servicetest.Start(t, minio)
 	f := newFixture(t, w)
 	w.PutArtifact("a", "text/plain", "a.txt", []byte("a"))
 	for range 2 {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/routing"
 )
 

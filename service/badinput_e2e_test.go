@@ -11,9 +11,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // TestBadInputByClass publishes bad requests to JetStream with a Reply-To header, as a runtime
@@ -181,7 +181,7 @@ func TestBadInputByClass(t *testing.T) {
 	})
 }
 
-func callRaw(t *testing.T, w *workertest.Worker, subject string, body []byte) []byte {
+func callRaw(t *testing.T, w *servicetest.Worker, subject string, body []byte) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30e9)
 	defer cancel()

@@ -9,12 +9,12 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/workertest"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // bucketBytes reads the claim-check bucket's size and limit from the worker's /metrics.
-func bucketBytes(t *testing.T, w *workertest.Worker) (size, limit float64) {
+func bucketBytes(t *testing.T, w *servicetest.Worker) (size, limit float64) {
 	t.Helper()
 	f := scrape(t, w)
 	size, ok1 := value(f, "worker_claim_check_bucket_size_bytes", nil)
@@ -36,7 +36,7 @@ func TestClaimChecksAreDeletedOnceRead(t *testing.T) {
 	}
 	empty := func(what string) {
 		t.Helper()
-		workertest.WaitFor(t, 20*time.Second, "the claim-check bucket empty after "+what, func() bool {
+		servicetest.WaitFor(t, 20*time.Second, "the claim-check bucket empty after "+what, func() bool {
 			size, _ := bucketBytes(t, w)
 			return size == 0
 		})

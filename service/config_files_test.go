@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentworks/artifact-worker/internal/testcerts"
+	"github.com/agentworks/artifact-worker/internal/testing/testcerts"
 	"github.com/agentworks/artifact-worker/service"
 )
 

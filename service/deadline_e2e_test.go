@@ -15,9 +15,9 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/workertest"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // TestStaleRequestsAreNotExecuted is the outage scenario of contracts/README.md "Deadlines": the
@@ -90,7 +90,7 @@ func TestStaleRequestsAreNotExecuted(t *testing.T) {
 		t.Fatalf("%d requests stored during the outage, fewer than the %d calls", stored, len(stale))
 	}
 
-	w2 := workertest.StartReplica(t, minio, w)
+	w2 := servicetest.StartReplica(t, minio, w)
 	restarted := time.Now()
 	// New requests right after the restart, with the callers' short timeout: answered, not stuck
 	// behind the backlog of stale ones (which costs no work).
@@ -119,7 +119,7 @@ func TestStaleRequestsAreNotExecuted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	workertest.WaitFor(t, 60*time.Second, "the backlog handled", func() bool {
+	servicetest.WaitFor(t, 60*time.Second, "the backlog handled", func() bool {
 		cons, err := js.Consumer(context.Background(), messaging.DefaultStream, messaging.ConsumerName(contracts.SubjectFileWritten))
 		if err != nil {
 			return false
@@ -181,7 +181,7 @@ func TestExpiredReplyAndBadDeadline(t *testing.T) {
 
 // callWithDeadline publishes body on subject with JetStream (by claim check when it is large), a
 // Reply-To inbox and the given Artifact-Worker-Deadline header value, and decodes the reply.
-func callWithDeadline(t *testing.T, w *workertest.Worker, subject string, body []byte, deadline string) contracts.Reply {
+func callWithDeadline(t *testing.T, w *servicetest.Worker, subject string, body []byte, deadline string) contracts.Reply {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

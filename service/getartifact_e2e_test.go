@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
-func getArtifact(t *testing.T, w *workertest.Worker, req contracts.GetArtifactRequest) (contracts.Reply, contracts.GetArtifactResult) {
+func getArtifact(t *testing.T, w *servicetest.Worker, req contracts.GetArtifactRequest) (contracts.Reply, contracts.GetArtifactResult) {
 	t.Helper()
 	if req.RequestID == "" {
 		req.RequestID = "req-" + randomHex(8)

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
-func preprocess(t *testing.T, w *workertest.Worker, messages string) (contracts.Reply, contracts.PreprocessResult) {
+func preprocess(t *testing.T, w *servicetest.Worker, messages string) (contracts.Reply, contracts.PreprocessResult) {
 	t.Helper()
 	body := fmt.Sprintf(`{"request_id":"pp-%s","messages":%s}`, randomHex(6), messages)
 	rep := w.CallRaw(contracts.SubjectPreprocess, []byte(body))
@@ -30,12 +30,12 @@ func preprocess(t *testing.T, w *workertest.Worker, messages string) (contracts.
 	return rep, res
 }
 
-func historyImage(t *testing.T, w *workertest.Worker, id, dialect, locale string) (contracts.Reply, contracts.GetHistoryImageResult) {
+func historyImage(t *testing.T, w *servicetest.Worker, id, dialect, locale string) (contracts.Reply, contracts.GetHistoryImageResult) {
 	t.Helper()
 	return historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: id, Dialect: dialect, Locale: locale})
 }
 
-func historyImageFor(t *testing.T, w *workertest.Worker, req contracts.GetHistoryImageRequest) (contracts.Reply, contracts.GetHistoryImageResult) {
+func historyImageFor(t *testing.T, w *servicetest.Worker, req contracts.GetHistoryImageRequest) (contracts.Reply, contracts.GetHistoryImageResult) {
 	t.Helper()
 	req.RequestID = "hi-" + randomHex(6)
 	rep := w.Call(contracts.SubjectGetHistoryImage, req)
@@ -284,7 +284,7 @@ func TestHistoryImageExpires(t *testing.T) {
 	if rep, _ := historyImage(t, w, md5hex(img), "", ""); !rep.OK && time.Since(written) < ttl {
 		t.Fatalf("fresh image not found: %+v", rep.Error)
 	}
-	workertest.WaitFor(t, 15*time.Second, "the cached image to expire", func() bool {
+	servicetest.WaitFor(t, 15*time.Second, "the cached image to expire", func() bool {
 		rep, _ := historyImage(t, w, md5hex(img), "", "")
 		return !rep.OK && rep.Error.Code == contracts.CodeImageNotFound
 	})

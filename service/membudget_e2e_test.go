@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // TestMemoryBudget: with a 16 MiB budget, each read of a ~3 MB image is charged more than the whole
@@ -39,7 +39,7 @@ func TestMemoryBudget(t *testing.T) {
 	if v, _ := value(f, "worker_memory_budget_bytes", nil); v != 16<<20 {
 		t.Errorf("worker_memory_budget_bytes %v, want %d", v, 16<<20)
 	}
-	workertest.WaitFor(t, 10*time.Second, "nothing charged once every request was answered", func() bool {
+	servicetest.WaitFor(t, 10*time.Second, "nothing charged once every request was answered", func() bool {
 		v, ok := value(scrape(t, w), "worker_memory_reserved_bytes", nil)
 		return ok && v == 0
 	})

@@ -17,13 +17,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/workertest"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // scrape reads the worker's /metrics into families by name.
-func scrape(t *testing.T, w *workertest.Worker) map[string]*dto.MetricFamily {
+func scrape(t *testing.T, w *servicetest.Worker) map[string]*dto.MetricFamily {
 	t.Helper()
 	resp, err := http.Get("http://" + w.Svc.HTTPAddr() + "/metrics")
 	if err != nil {
@@ -153,7 +153,7 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 		}
 	}
 	// The registry file changes once: one reload.
-	if err := os.WriteFile(w.Config.LLMServicesFile, []byte(strings.Replace(workertest.Registry, `"omni-model"`, `"omni-model-2"`, 1)), 0o644); err != nil {
+	if err := os.WriteFile(w.Config.LLMServicesFile, []byte(strings.Replace(servicetest.Registry, `"omni-model"`, `"omni-model-2"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ga := func(k, v string) map[string]string {
@@ -178,7 +178,7 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 		{"worker_registry_unresolved_total", nil, 2},
 	}
 	var after map[string]*dto.MetricFamily
-	workertest.WaitFor(t, 10*time.Second, "the counts", func() bool {
+	servicetest.WaitFor(t, 10*time.Second, "the counts", func() bool {
 		after = scrape(t, w)
 		for _, x := range wantAfter {
 			if v, _ := value(after, x.name, x.labels); v != x.value {

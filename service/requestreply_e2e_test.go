@@ -15,11 +15,11 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
-	"github.com/agentworks/artifact-worker/internal/schematest"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/schematest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // plainRequest sends body with a core NATS request (no headers) on the plain request/reply subject
@@ -220,7 +220,7 @@ func TestPlainRequestReplyMicroService(t *testing.T) {
 // time per endpoint) with the client's JetStream publish, 16 callers at once, on artifact.metadata
 // of a small artifact.
 func BenchmarkRequestPaths(b *testing.B) {
-	w := workertest.Start(b, minio, func(c *service.Config) { c.Concurrency = 16; c.LogLevel = "warn" })
+	w := servicetest.Start(b, minio, func(c *service.Config) { c.Concurrency = 16; c.LogLevel = "warn" })
 	w.PutArtifact("bench-meta", "text/plain", "a.txt", []byte("a"))
 	body := func() []byte {
 		raw, _ := json.Marshal(contracts.MetadataRequest{RequestID: "bench-" + randomHex(8), ID: "artifact:bench-meta"})

@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/schematest"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/schematest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 // TestRepliesMatchPublishedSchemas sends every subject a request that succeeds and one that fails,
 // get_artifact and get_history_image in every dialect and media mode, and checks each real reply
 // against the published JSON Schemas (contracts/schema: reply.json and the subject's result
-// schema). Every other e2e test's replies are checked too (workertest.Worker.Call and CallRaw);
+// schema). Every other e2e test's replies are checked too (servicetest.Worker.Call and CallRaw);
 // this test makes sure each subject, outcome and dialect is among them.
 func TestRepliesMatchPublishedSchemas(t *testing.T) {
 	w := startWorker(t)
@@ -28,7 +28,7 @@ func TestRepliesMatchPublishedSchemas(t *testing.T) {
 	// error code the request must get, so that each case really is the outcome it names.
 	call := func(t *testing.T, subject, body, want string) contracts.Reply {
 		t.Helper()
-		rep := w.CallRaw(subject, []byte(body)) // checked against the schemas by workertest
+		rep := w.CallRaw(subject, []byte(body)) // checked against the schemas by servicetest
 		switch {
 		case want == "ok" && !rep.OK:
 			t.Fatalf("%s %s: want ok, got %+v", subject, body, rep.Error)

@@ -16,14 +16,14 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
-	"github.com/agentworks/artifact-worker/internal/workertest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
 	"github.com/agentworks/artifact-worker/workspace"
 )
 
-func fileWritten(t *testing.T, w *workertest.Worker, req contracts.FileWrittenRequest) (contracts.Reply, contracts.FileWrittenResult) {
+func fileWritten(t *testing.T, w *servicetest.Worker, req contracts.FileWrittenRequest) (contracts.Reply, contracts.FileWrittenResult) {
 	t.Helper()
 	if req.RequestID == "" {
 		req.RequestID = "fw-" + randomHex(8)
@@ -245,7 +245,7 @@ func TestWorkspaceErrors(t *testing.T) {
 // bucket, leave exactly 100 modifiedBy entries and the latest updatedAt.
 func TestWorkspaceConcurrentWritesFromTwoReplicas(t *testing.T) {
 	a := startWorker(t, func(c *service.Config) { c.Concurrency = 8 })
-	b := workertest.StartReplica(t, minio, a, func(c *service.Config) { c.Concurrency = 8 })
+	b := servicetest.StartReplica(t, minio, a, func(c *service.Config) { c.Concurrency = 8 })
 	const n = 100
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -288,7 +288,7 @@ func TestWorkspaceConcurrentWritesFromTwoReplicas(t *testing.T) {
 	if !info.UpdatedAt.Equal(latest) {
 		t.Fatalf("updatedAt %s, want the latest write %s", info.UpdatedAt, latest)
 	}
-	for _, w := range []*workertest.Worker{a, b} {
+	for _, w := range []*servicetest.Worker{a, b} {
 		if !strings.Contains(w.Logs.String(), `"subject":"workspace.file_written"`) {
 			t.Errorf("a replica handled no file_written event: both should share the work")
 		}

@@ -3,7 +3,7 @@ package workspace
 import (
 	"testing"
 
-	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 )
 
 func BenchmarkEncodeID(b *testing.B) {

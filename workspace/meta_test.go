@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 )
 
 // newStore opens a MetaStore over a connection.

@@ -46,8 +46,8 @@ import (
 	"github.com/agentworks/artifact-worker/bench/internal/procstat"
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/miniotest"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/miniotest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 const bucket = "bench"

@@ -39,7 +39,7 @@ import (
 	"github.com/agentworks/artifact-worker/bench/internal/procstat"
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 var (

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentworks/artifact-worker/internal/testcerts"
+	"github.com/agentworks/artifact-worker/internal/testing/testcerts"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/agentworks/artifact-worker/internal/natstest"
 	"github.com/agentworks/artifact-worker/internal/objput"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
 )
 
 // Objects written by a Putter read back through nats.go's ObjectStore byte for byte (digest

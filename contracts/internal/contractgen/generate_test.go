@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentworks/artifact-worker/internal/modroot"
+	"github.com/agentworks/artifact-worker/internal/testing/modroot"
 )
 
 // TestGeneratedFilesUpToDate fails while a committed generated file differs from what the generator

@@ -29,7 +29,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/dialects"
-	"github.com/agentworks/artifact-worker/internal/modroot"
+	"github.com/agentworks/artifact-worker/internal/testing/modroot"
 )
 
 type kind int

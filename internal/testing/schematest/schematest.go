@@ -1,7 +1,7 @@
 // Package schematest validates the worker's real replies against the published JSON Schemas
 // (contracts/schema/*.json, generated from the Go types: contracts/README.md, "Where the contract
 // comes from"), so that a reply the schemas refuse fails the test that received it. The e2e tests
-// call it on every reply they read (internal/workertest does for Call and CallRaw).
+// call it on every reply they read (service/servicetest does for Call and CallRaw).
 package schematest
 
 import (

@@ -16,7 +16,7 @@ import (
 
 	"github.com/gabriel-vasile/mimetype"
 
-	"github.com/agentworks/artifact-worker/internal/testfiles"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
 func TestMimetypeDetectsEachFixture(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/schematest"
+	"github.com/agentworks/artifact-worker/internal/testing/schematest"
 )
 
 func okReply(t *testing.T, result any) []byte {

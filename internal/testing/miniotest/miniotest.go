@@ -35,7 +35,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"github.com/agentworks/artifact-worker/internal/modroot"
+	"github.com/agentworks/artifact-worker/internal/testing/modroot"
 )
 
 // ReadyTimeout bounds how long Start and Restart wait for the server to report live and ready.

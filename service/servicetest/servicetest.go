@@ -1,6 +1,6 @@
-// Package workertest runs a real worker (service.Service) for tests and benchmarks: an embedded
+// Package servicetest runs a real worker (service.Service) for tests and benchmarks: an embedded
 // nats-server, a MinIO process given by the caller, a capability registry file, and a client.
-package workertest
+package servicetest
 
 import (
 	"bytes"
@@ -21,9 +21,9 @@ import (
 
 	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
-	"github.com/agentworks/artifact-worker/internal/miniotest"
-	"github.com/agentworks/artifact-worker/internal/natstest"
-	"github.com/agentworks/artifact-worker/internal/schematest"
+	"github.com/agentworks/artifact-worker/internal/testing/miniotest"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/schematest"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/service"
 )

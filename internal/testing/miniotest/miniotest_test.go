@@ -14,7 +14,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"github.com/agentworks/artifact-worker/internal/miniotest"
+	"github.com/agentworks/artifact-worker/internal/testing/miniotest"
 )
 
 func client(t *testing.T, s *miniotest.Server) *minio.Client {
