@@ -366,3 +366,25 @@ func onCanvas(img image.Image, w, h int) image.Image {
 	draw.Draw(dst, img.Bounds().Intersect(canvas), img, img.Bounds().Min, draw.Src)
 	return dst
 }
+
+// FitSize is the size a w x h image is scaled to for t (its long edge, short edge and pixel limits),
+// keeping the aspect ratio: what Prepare does to an image over the limits. A rendered page is drawn
+// at this size straight away, so it is never scaled twice.
+func FitSize(w, h int, t Target) (int, int) { return fit(w, h, t) }
+
+// Encode writes img, an image drawn here at its final size (a rendered PDF page), in the format
+// Prepare would choose for a PNG of it (PNG, or JPEG when img is opaque, sizeable and JPEG comes out
+// smaller: a scan), shrinking it while the bytes exceed t.MaxBytes. Result.Original describes img
+// before encoding (format "raw", no bytes). It errs when t takes neither PNG nor JPEG.
+func Encode(img image.Image, t Target) (Result, error) {
+	b := img.Bounds()
+	res := Result{Original: Info{Format: "raw", Width: b.Dx(), Height: b.Dy()}}
+	out, format, err := encodeFitting(img, "png", 1, b.Dx(), b.Dy(), t, &res)
+	if err != nil {
+		return res, err
+	}
+	ob := out.Bounds()
+	res.Data, res.Format = out.data, format
+	res.Sent = Info{Format: format, Width: ob.Dx(), Height: ob.Dy(), Bytes: int64(len(out.data))}
+	return res, nil
+}

@@ -4,11 +4,14 @@ import (
 	"archive/zip"
 	"bytes"
 	"debug/elf"
+	"flag"
 	"fmt"
 	"image"
 	_ "image/gif"
 	_ "image/jpeg"
 	_ "image/png"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -176,5 +179,23 @@ func TestFixturesAreFreshCopies(t *testing.T) {
 	a[0] = 'X'
 	if testfiles.WebP()[0] != 'R' {
 		t.Error("WebP returned a shared slice")
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the generated PDFs of pdf/")
+
+// TestPDFFilesAreGenerated keeps the committed generated PDFs what their generators write.
+func TestPDFFilesAreGenerated(t *testing.T) {
+	for name, gen := range testfiles.GeneratedPDFs() {
+		want := gen()
+		if *update {
+			if err := os.WriteFile(filepath.Join("pdf", name), want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if got := testfiles.PDFFile(name); !bytes.Equal(got, want) {
+			t.Errorf("pdf/%s differs from its generator: run go test ./internal/testfiles -run TestPDFFilesAreGenerated -update", name)
+		}
 	}
 }
