@@ -54,7 +54,49 @@ type Conversation struct {
 	Shape Shape
 	// ContentList: a message's content must be a list of parts (never a string).
 	ContentList bool
+	// Roles are the roles a message (or an input item with a role) may have; nil: any.
+	Roles []string
+	// Parts is how a content part is written (and the parts inside a tool result).
+	Parts PartStyle
+	// MediaParts, for TypedParts, are the part types that carry media or tool results in the
+	// dialect. A part whose type another dialect lists there and this one does not (an Anthropic
+	// "image" block in openai-chat) is not in the dialect's shape. Nil: any type.
+	MediaParts []string
 }
+
+// PartStyle is how a dialect writes its content parts.
+type PartStyle string
+
+const (
+	// TypedParts: objects with a string "type" ({"type":"text",...}).
+	TypedParts PartStyle = "typed"
+	// KeyedParts: objects without a "type", named by their member ({"text":...},
+	// {"inlineData":...}, {"toolResult":...}).
+	KeyedParts PartStyle = "keyed"
+	// TypedOrStringParts: objects with a "type", or bare strings (LangChain).
+	TypedOrStringParts PartStyle = "typedOrString"
+)
+
+// ForeignPart reports whether a part of type typ is another dialect's media or tool-result part
+// that d does not have (d's MediaParts exclude it and some other dialect's list it).
+func (d *Dialect) ForeignPart(typ string) bool {
+	c := d.Conversation
+	if c.Parts != TypedParts || c.MediaParts == nil || slices.Contains(c.MediaParts, typ) {
+		return false
+	}
+	return mediaPartTypes[typ]
+}
+
+// mediaPartTypes are the MediaParts of every dialect.
+var mediaPartTypes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range table {
+		for _, t := range d.Conversation.MediaParts {
+			m[t] = true
+		}
+	}
+	return m
+}()
 
 // Shape is the kind of element a dialect's list of messages holds.
 type Shape string
@@ -63,7 +105,10 @@ const (
 	// Messages: objects with a role (OpenAI chat, Anthropic, Bedrock Converse).
 	Messages Shape = "messages"
 	// PairsOrObjects: [role, content] pairs, objects with a role, or message dicts with a type
-	// instead ({"type":"human",...}); content parts may be bare strings (LangChain).
+	// instead ({"type":"human",...}), and the two forms LangChain stores messages in: its message
+	// store's {"type":"human","data":{"content":...}} and dumpd's serialized constructor
+	// {"lc":1,"type":"constructor","id":[...,"HumanMessage"],"kwargs":{"content":...}}; content
+	// parts may be bare strings (LangChain).
 	PairsOrObjects Shape = "pairsOrObjects"
 	// Contents: objects with a parts list, whose role is user when it has none (Gemini).
 	Contents Shape = "contents"
@@ -151,24 +196,27 @@ var table = []*Dialect{
 		// image_url, file (PDF) and input_audio (wav, mp3) parts in the follow-up user message.
 		Carriage: Carriage{Image: openAIImages, Document: []string{"pdf"}, Audio: []string{"wav", "mp3"}, Video: []string{}},
 		Media:    InFollowUp, ToolContent: stringContent, FollowUp: openAIFollowUp, Bridge: openAIBridge, Text: TextString,
-		Turn:         Turn{Answer: `{"role":"tool","tool_call_id":"$id","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
-		Conversation: Conversation{Shape: Messages},
+		Turn: Turn{Answer: `{"role":"tool","tool_call_id":"$id","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
+		Conversation: Conversation{Shape: Messages, Roles: []string{"system", "developer", "user", "assistant", "tool", "function"},
+			Parts: TypedParts, MediaParts: []string{"image_url", "file", "input_audio"}},
 	},
 	{
 		Name: contracts.DialectOpenAIResponses, Provider: "openai", Tokens: contracts.UsageOpenAITiles,
 		// input_image and input_file (PDF) in function_call_output.output; input_audio is not allowed there.
 		Carriage: Carriage{Image: openAIImages, Document: []string{"pdf"}, Audio: []string{}, Video: []string{}},
 		Media:    InToolResult, ToolContent: responsesOutput, Text: TextString,
-		Turn:         Turn{Answer: `{"type":"function_call_output","call_id":"$id","output":"$content"}`, Note: `{"type":"input_text","text":"$text"}`},
-		Conversation: Conversation{Shape: Items},
+		Turn: Turn{Answer: `{"type":"function_call_output","call_id":"$id","output":"$content"}`, Note: `{"type":"input_text","text":"$text"}`},
+		Conversation: Conversation{Shape: Items, Roles: []string{"system", "developer", "user", "assistant"},
+			Parts: TypedParts, MediaParts: []string{"input_image", "input_file", "input_audio"}},
 	},
 	{
 		Name: contracts.DialectAnthropic, Provider: "anthropic", Tokens: contracts.UsageAnthropicPixels,
 		// image (its source's media_type enum) and document (PDF) blocks in tool_result.content.
 		Carriage: Carriage{Image: []string{"jpeg", "png", "gif", "webp"}, Document: []string{"pdf"}, Audio: []string{}, Video: []string{}},
 		Media:    InToolResult, ToolContent: anthropicContent, Text: TextBlocks,
-		Turn:         Turn{Group: "content", Answer: `{"type":"tool_result","tool_use_id":"$id","content":"$content","is_error":"$failed"}`, Note: `{"type":"text","text":"$text"}`},
-		Conversation: Conversation{Shape: Messages},
+		Turn: Turn{Group: "content", Answer: `{"type":"tool_result","tool_use_id":"$id","content":"$content","is_error":"$failed"}`, Note: `{"type":"text","text":"$text"}`},
+		Conversation: Conversation{Shape: Messages, Roles: []string{"user", "assistant"},
+			Parts: TypedParts, MediaParts: []string{"image", "document", "tool_result"}},
 	},
 	{
 		Name: contracts.DialectGemini, Provider: "google", Tokens: contracts.UsageGeminiTiles,
@@ -176,8 +224,9 @@ var table = []*Dialect{
 		Carriage: Carriage{Any: true},
 		Media:    ByModel, ToolContent: geminiResponse, FollowUp: geminiFollowUp, Text: TextGemini,
 		// Gemini takes the responses to parallel calls together, in one content.
-		Turn:         Turn{Group: "parts", FollowUpBody: "parts", Answer: `{"functionResponse":{"...":"$content","id":"$id","name":"$name"}}`, Note: `{"text":"$text"}`},
-		Conversation: Conversation{Shape: Contents},
+		Turn: Turn{Group: "parts", FollowUpBody: "parts", Answer: `{"functionResponse":{"...":"$content","id":"$id","name":"$name"}}`, Note: `{"text":"$text"}`},
+		// "function" is the role older Gemini SDKs gave function responses.
+		Conversation: Conversation{Shape: Contents, Roles: []string{"user", "model", "function"}, Parts: KeyedParts},
 	},
 	{
 		Name: contracts.DialectBedrockConverse, Provider: "bedrock", Tokens: contracts.UsageAnthropicPixels,
@@ -191,7 +240,7 @@ var table = []*Dialect{
 		Media: InToolResult, ToolContent: bedrockContent, Text: TextBedrock,
 		// Document names must be unique within a request (docs/providers.md, "Part shapes").
 		Turn:         Turn{Group: "content", Answer: `{"toolResult":{"toolUseId":"$id","content":"$content","status":"$status"}}`, Note: `{"text":"$text"}`, DocumentName: "document"},
-		Conversation: Conversation{Shape: Messages, ContentList: true},
+		Conversation: Conversation{Shape: Messages, ContentList: true, Roles: []string{"user", "assistant"}, Parts: KeyedParts},
 	},
 	{
 		Name: contracts.DialectLangChain, Tokens: contracts.UsageOpenAITiles,
@@ -199,7 +248,7 @@ var table = []*Dialect{
 		Carriage: Carriage{Any: true},
 		Media:    InToolResult, ToolContent: langchainContent, Text: TextBlocks,
 		Turn:         Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
-		Conversation: Conversation{Shape: PairsOrObjects},
+		Conversation: Conversation{Shape: PairsOrObjects, Parts: TypedOrStringParts},
 	},
 	{
 		Name: contracts.DialectLangChainJS, Tokens: contracts.UsageOpenAITiles,
@@ -207,7 +256,7 @@ var table = []*Dialect{
 		Carriage: Carriage{Any: true},
 		Media:    InToolResult, ToolContent: langchainJSContent, Text: TextBlocks,
 		Turn:         Turn{Answer: `{"role":"tool","tool_call_id":"$id","name":"$name?","content":"$content"}`, Note: `{"type":"text","text":"$text"}`},
-		Conversation: Conversation{Shape: PairsOrObjects},
+		Conversation: Conversation{Shape: PairsOrObjects, Parts: TypedOrStringParts},
 	},
 }
 

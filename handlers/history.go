@@ -71,7 +71,12 @@ func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, err
 		opts.KeepTurns = *r.KeepTurns
 	}
 	if r.Dialect != "" || r.ServiceID != "" {
-		opts.Limits = formatsFor(h.Formats, r.ServiceID, cmp.Or(opts.Dialect, contracts.DialectOpenAIChat)).Request
+		dia := cmp.Or(opts.Dialect, contracts.DialectOpenAIChat)
+		formats := formatsFor(h.Formats, r.ServiceID, dia)
+		opts.Limits = formats.Request
+		// tokens_saved_estimate with the target's provider formula (its rule, else the dialect's).
+		rule := routing.TokenRule(dia, formats)
+		opts.ImageTokens = func(w, h int) int64 { return routing.ImageTokens(w, h, rule) }
 	}
 	if caps, ok, err := h.target(r); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package historyimage
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentworks/artifact-worker/dialects"
@@ -170,7 +171,7 @@ func (b rawJSON) message(sh shape, n int, s span) (message, error) {
 	switch b.kind(s) {
 	case '[':
 		if !sh.pairs() {
-			return m, invalid(fmt.Sprintf("%s is a list: a %s message is an object with a role", m.path, sh.name))
+			return m, invalid(fmt.Sprintf("%s is a list: in %s, a message is an object with a role", m.path, sh.name))
 		}
 		return b.pair(m, s)
 	case '{':
@@ -180,25 +181,47 @@ func (b rawJSON) message(sh shape, n int, s span) (message, error) {
 		}
 		return m, invalid(fmt.Sprintf("%s is %s, want an object", m.path, kindName(b.kind(s))))
 	}
-	var role, typ, content, parts, output span
+	var role, typ, content, parts, output, calls span
 	b.pick(s.start, member{"role", &role}, member{"type", &typ}, member{"content", &content},
-		member{"parts", &parts}, member{"output", &output})
+		member{"parts", &parts}, member{"output", &output}, member{"tool_calls", &calls})
+	t, typed := b.str(typ)
+	// at is the path of the object that holds the message's members: the message, or the data
+	// or kwargs of LangChain's stored forms.
+	at := m.path
+	if !role.ok() && (sh.conv.Shape == dialects.PairsOrObjects || sh.conv.Shape == anyShape) {
+		if inner, name, r, ok := b.storedLangChain(s, t); ok {
+			at += "." + name
+			content, parts, output, calls, role = span{}, span{}, span{}, span{}, span{}
+			b.pick(inner.start, member{"content", &content}, member{"parts", &parts}, member{"tool_calls", &calls})
+			m.role = canonicalRole(r)
+			if m.role == "" {
+				return m, invalid(fmt.Sprintf("%s: a stored LangChain message without a type", m.path))
+			}
+			typed = false
+		}
+	}
 	if role.ok() {
 		r, ok := b.str(role)
 		if !ok {
 			return m, invalid(fmt.Sprintf("%s.role is %s, want a string", m.path, kindName(b.kind(role))))
 		}
+		if sh.conv.Roles != nil && !slices.Contains(sh.conv.Roles, r) {
+			return m, invalid(fmt.Sprintf("%s.role is %s: in %s, a message's role is one of %s", m.path, quoted(r), sh.name, strings.Join(sh.conv.Roles, ", ")))
+		}
 		m.role = canonicalRole(r)
 	}
-	t, typed := b.str(typ)
 	switch sh.conv.Shape {
 	case dialects.Contents:
 		if !parts.ok() || b.kind(parts) != '[' {
 			return m, invalid(fmt.Sprintf("%s: a %s content has a parts list", m.path, sh.name))
 		}
+		if content.ok() {
+			return m, invalid(fmt.Sprintf("%s.content: in %s, a content holds its parts in parts", m.path, sh.name))
+		}
 		if !role.ok() {
 			m.role = roleUser
 		}
+		output = span{}
 	case dialects.Items:
 		if !role.ok() {
 			if !typed {
@@ -206,8 +229,11 @@ func (b rawJSON) message(sh shape, n int, s span) (message, error) {
 			}
 			m.role = responsesItemRole(t)
 		}
+		if parts.ok() {
+			return m, invalid(fmt.Sprintf("%s.parts: in %s, an item holds its parts in content or output", m.path, sh.name))
+		}
 	case dialects.PairsOrObjects, anyShape:
-		if !role.ok() {
+		if m.role == "" {
 			switch {
 			case typed && sh.conv.Shape == anyShape && strings.Contains(t, "_"):
 				m.role = responsesItemRole(t) // a Responses item
@@ -219,10 +245,25 @@ func (b rawJSON) message(sh shape, n int, s span) (message, error) {
 				return m, invalid(fmt.Sprintf("%s is an object without a role", m.path))
 			}
 		}
+		if sh.conv.Shape == dialects.PairsOrObjects {
+			switch m.role {
+			case roleUser, roleModel, roleTool, roleSystem:
+			default:
+				return m, invalid(fmt.Sprintf("%s: %s is no LangChain message type or role (human, ai, system, tool, user, assistant, ...)", m.path, quoted(m.role)))
+			}
+			if parts.ok() {
+				return m, invalid(fmt.Sprintf("%s.parts: in %s, a message holds its parts in content", at, sh.name))
+			}
+			output = span{}
+		}
 	default:
 		if !role.ok() {
 			return m, invalid(fmt.Sprintf("%s is an object without a role", m.path))
 		}
+		if parts.ok() {
+			return m, invalid(fmt.Sprintf("%s.parts: in %s, a message holds its parts in content", m.path, sh.name))
+		}
+		output = span{}
 	}
 	if sh.conv.ContentList && (!content.ok() || b.kind(content) != '[') {
 		return m, invalid(fmt.Sprintf("%s.content: a %s message has a content list", m.path, sh.name))
@@ -231,15 +272,13 @@ func (b rawJSON) message(sh shape, n int, s span) (message, error) {
 		s    span
 		name string
 	}{{content, "content"}, {parts, "parts"}, {output, "output"}} {
-		if err := b.addList(&m, sh, l.s, m.path+"."+l.name); err != nil {
+		if err := b.addList(&m, sh, l.s, at+"."+l.name); err != nil {
 			return m, err
 		}
 	}
 	if typed && t == "function_call_output" || strings.HasSuffix(t, "_call_output") {
 		m.toolish = true
 	}
-	var calls span
-	b.pick(s.start, member{"tool_calls", &calls})
 	if content.ok() && b.kind(content) == '"' && !calls.ok() {
 		text, _ := b.str(content)
 		m.bridgeText = messages.Is(messages.Bridge, text)
@@ -258,6 +297,41 @@ func (b rawJSON) message(sh shape, n int, s span) (message, error) {
 		})
 	}
 	return m, nil
+}
+
+// storedLangChain reads the two forms LangChain stores a message in (typ is the object's
+// "type"): its message store's {"type":"human","data":{"content":...}} (message_to_dict,
+// LangChain.js's mapChatMessagesToStoredMessages) and the serialized constructor of dumpd (and
+// LangChain.js's toJSON) {"lc":1,"type":"constructor","id":[...,"HumanMessage"],"kwargs":{...}}.
+// It returns the object holding the message's members, its member name, and the role: the type,
+// the class name without "Message" and "Chunk" (HumanMessage: human), or a chat message's role.
+func (b rawJSON) storedLangChain(s span, typ string) (inner span, name, role string, ok bool) {
+	var data, kwargs, lc, id span
+	b.pick(s.start, member{"data", &data}, member{"kwargs", &kwargs}, member{"lc", &lc}, member{"id", &id})
+	switch {
+	case typ == "constructor" && lc.ok() && kwargs.ok() && b.kind(kwargs) == '{':
+		inner, name = kwargs, "kwargs"
+		var kt span
+		b.pick(kwargs.start, member{"type", &kt})
+		role, _ = b.str(kt)
+		if role == "" && id.ok() && b.kind(id) == '[' {
+			_ = b.elems(id.start, func(_, start, end int) error {
+				role, _ = b.str(span{start, end}) // the last element: the class name
+				return nil
+			})
+			role = strings.TrimSuffix(strings.TrimSuffix(role, "Chunk"), "Message")
+		}
+	case typ != "" && data.ok() && b.kind(data) == '{':
+		inner, name, role = data, "data", typ
+	default:
+		return span{}, "", "", false
+	}
+	if strings.EqualFold(role, "chat") || strings.EqualFold(role, "generic") {
+		var r span
+		b.pick(inner.start, member{"role", &r})
+		role, _ = b.str(r)
+	}
+	return inner, name, role, true
 }
 
 // pair reads a [role, content] pair.
@@ -301,15 +375,8 @@ func (b rawJSON) addList(m *message, sh shape, s span, path string) error {
 		}
 		return nil
 	}
-	if !sh.pairs() {
-		var err error
-		_ = b.elems(s.start, func(k, start, end int) error {
-			if b.kind(span{start, end}) != '{' {
-				err = invalid(fmt.Sprintf("%s[%d] is %s, want an object (a content part)", path, k, kindName(b.kind(span{start, end}))))
-			}
-			return err
-		})
-		if err != nil {
+	if sh.name != "" {
+		if err := b.checkParts(sh, s, path, false); err != nil {
 			return err
 		}
 	}
@@ -320,6 +387,63 @@ func (b rawJSON) addList(m *message, sh shape, s span, path string) error {
 		m.toolish = true
 	}
 	return nil
+}
+
+// checkParts checks that the parts of the list at s are written as the dialect writes them
+// (dialects.Conversation.Parts, MediaParts), and the parts inside its tool results (nested).
+func (b rawJSON) checkParts(sh shape, s span, path string, nested bool) error {
+	d, _ := dialects.Lookup(sh.name)
+	style := sh.conv.Parts
+	return b.elems(s.start, func(k, start, end int) error {
+		p, at := span{start, end}, fmt.Sprintf("%s[%d]", path, k)
+		switch b.kind(p) {
+		case '{':
+		case '"':
+			if style == dialects.TypedOrStringParts || style == "" && sh.pairs() {
+				return nil
+			}
+			fallthrough
+		default:
+			return invalid(fmt.Sprintf("%s is %s, want an object (a content part)", at, kindName(b.kind(p))))
+		}
+		var typ, content, toolResult, fr span
+		b.pick(start, member{"type", &typ}, member{"content", &content}, member{"toolResult", &toolResult},
+			member{"functionResponse", &fr})
+		switch style {
+		case dialects.TypedParts, dialects.TypedOrStringParts:
+			t, ok := b.str(typ)
+			if !ok {
+				return invalid(fmt.Sprintf("%s has no type: in %s, a content part is an object with a type", at, sh.name))
+			}
+			if d != nil && d.ForeignPart(t) {
+				return invalid(fmt.Sprintf("%s is a %s part, which %s does not have", at, quoted(t), sh.name))
+			}
+			if t == "tool_result" && !nested && content.ok() && b.kind(content) == '[' {
+				return b.checkParts(sh, content, at+".content", true)
+			}
+		case dialects.KeyedParts:
+			if typ.ok() {
+				return invalid(fmt.Sprintf("%s has a type: in %s, a part is named by its member, as {\"text\":...} is", at, sh.name))
+			}
+			if nested {
+				return nil
+			}
+			if toolResult.ok() && b.kind(toolResult) == '{' {
+				b.pick(toolResult.start, member{"content", &content})
+				if content.ok() && b.kind(content) == '[' {
+					return b.checkParts(sh, content, at+".toolResult.content", true)
+				}
+			}
+			if fr.ok() && b.kind(fr) == '{' {
+				var parts span
+				b.pick(fr.start, member{"parts", &parts})
+				if parts.ok() && b.kind(parts) == '[' {
+					return b.checkParts(sh, parts, at+".functionResponse.parts", true)
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // onlyToolResults reports whether the list at s is non-empty and holds only tool results:

@@ -215,7 +215,7 @@ func TestPreprocessReportsWhatItLeftAlone(t *testing.T) {
 // A context not in the dialect's shape is an *InvalidContextError naming the place.
 func TestPreprocessDialectShapes(t *testing.T) {
 	tests := []struct{ dialect, in, problem string }{
-		{contracts.DialectOpenAIChat, `[["human","hi"]]`, "messages[0] is a list: a openai-chat message is an object with a role"},
+		{contracts.DialectOpenAIChat, `[["human","hi"]]`, "messages[0] is a list: in openai-chat, a message is an object with a role"},
 		{contracts.DialectAnthropic, `[{"role":"user","content":["hi"]}]`, "messages[0].content[0] is a string, want an object (a content part)"},
 		{contracts.DialectGemini, `[{"role":"user","content":"hi"}]`, "messages[0]: a gemini content has a parts list"},
 		{contracts.DialectBedrockConverse, `[{"role":"user","content":"hi"}]`, "messages[0].content: a bedrock-converse message has a content list"},

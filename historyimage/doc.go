@@ -4,8 +4,9 @@
 //
 // Every image or document a context carries is paid for again on every turn, and in an agent
 // session most of them arrive as tool results. PreprocessWith takes a context in a dialect's own
-// shape (OpenAI chat and Responses, Anthropic, Gemini, Bedrock Converse, LangChain; or any of
-// them), keeps the media of the latest turns (Options.KeepTurns) and of the latest person's
+// shape (OpenAI chat and Responses, Anthropic, Gemini, Bedrock Converse, LangChain and the two
+// forms LangChain stores messages in; or any of them; a context not in the named dialect's shape
+// is an error), keeps the media of the latest turns (Options.KeepTurns) and of the latest person's
 // message, and in every older turn replaces each medium carrying inline base64 (in a person's
 // message, a tool result, or a follow-up message of the worker's assembly) by a text part
 //

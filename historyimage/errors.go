@@ -20,7 +20,9 @@ var ErrInvalidImageID = errors.New("historyimage: invalid image identifier")
 var ErrNotFound = errors.New("historyimage: image not found or expired")
 
 // InvalidContextError is returned by Preprocess for a context it cannot take apart: messages that are
-// not a JSON list, a message that is neither a [role, content] pair nor an object with a role. (An
+// not a JSON list, a message that is neither a [role, content] pair nor an object with a role, a
+// context not in the shape of the dialect it was sent as (Options.Dialect: its members, roles and
+// parts, dialects.Conversation). (An
 // image part whose data is missing or is not base64 is not an error: it is left in place.) Problem names the offending place with a JSON
 // path (messages[3].content[1], or messages[3][1][1] for a pair) and what is wrong with it.
 //

@@ -41,36 +41,83 @@ type tally struct {
 	pages             int
 }
 
-// fitLimits keeps the request within Options.Limits: while the media that stay are over a limit,
-// the oldest of them is taken out like an older turn's (cached, replaced by its placeholder), the
-// latest turn's last. When a request has more than ManyImages images, an image whose long edge is
-// over ManyImagesMaxEdge is taken out too. A medium that fails its check stays (it is in LeftAlone
-// already or will be). Then Bedrock document names are made unique.
+// fixed is a medium that stays and cannot be taken out, and why.
+type fixed struct {
+	path  string
+	media mediaPart
+	why   string
+}
+
+// stays records a medium that cannot be taken out, when the request's limits are kept.
+func (w *walk) stays(path string, mp mediaPart, why string) {
+	if w.opts.Limits != (contracts.RequestLimits{}) {
+		w.fixed = append(w.fixed, fixed{path: path, media: mp, why: why})
+	}
+}
+
+// tooLarge says why a medium is over Options.MaxPartBytes, "" when it is not.
+func (w *walk) tooLarge(mp mediaPart) string {
+	if max := w.opts.MaxPartBytes; max > 0 && int64(decodedLen(mp.data)) > max {
+		return fmt.Sprintf("%d bytes, over the limit of %d", decodedLen(mp.data), max)
+	}
+	return ""
+}
+
+// The limits a tally is checked against, in the order they are reported.
+const (
+	limitImages = iota
+	limitImageBytes
+	limitBytes
+	limitPages
+	nLimits
+)
+
+// fitLimits keeps the request within Options.Limits: while the media that stay are over a limit
+// that taking media out can meet (the media that cannot be taken out are within it), the oldest
+// medium that counts toward it is taken out like an older turn's (cached, replaced by its
+// placeholder), the latest turn's last. When a request has more than ManyImages images, an image
+// whose long edge is over ManyImagesMaxEdge is taken out too. A medium over MaxPartBytes or failing
+// its check cannot be taken out: it stays, counted (reportStaying lists it when it breaks a
+// limit). Then Bedrock document names are made unique.
 func (w *walk) fitLimits() {
 	l := w.opts.Limits
 	moved := make([]bool, len(w.kept))
 	if l != (contracts.RequestLimits{}) {
-		var t tally
+		var all, stuck tally // every medium that stays; those that cannot be taken out
 		pages := make([]int, len(w.kept))
 		for i, k := range w.kept {
-			if l.MaxPDFPages > 0 && (k.media.mime == "application/pdf" || k.media.kind == contracts.BinaryDocument && k.media.mime == "") {
-				pages[i] = pdfPages(k.media.data)
-			}
-			t.add(k, pages[i], 1)
+			pages[i] = w.pages(k.media)
+			all.add(k.media, pages[i], 1)
 		}
-		for i := range w.kept {
-			why := over(l, t)
-			if why == "" {
+		for _, f := range w.fixed {
+			n := w.pages(f.media)
+			all.add(f.media, n, 1)
+			stuck.add(f.media, n, 1)
+		}
+		for i, k := range w.kept {
+			limit, why := -1, ""
+			for n := range nLimits {
+				if why = over(l, all, n, "would"); why != "" && over(l, stuck, n, "would") == "" {
+					limit = n
+					break
+				}
+			}
+			if limit < 0 {
 				break
 			}
-			if w.moveOut(i, why) {
+			if !counts(k.media, pages[i], limit) {
+				continue
+			}
+			if w.tooLarge(k.media) == "" && w.moveOut(i, why) {
 				moved[i] = true
-				t.add(w.kept[i], pages[i], -1)
+				all.add(k.media, pages[i], -1)
+			} else {
+				stuck.add(k.media, pages[i], 1)
 			}
 		}
-		if l.ManyImages > 0 && l.ManyImagesMaxEdge > 0 && t.images > l.ManyImages {
+		if l.ManyImages > 0 && l.ManyImagesMaxEdge > 0 && all.images > l.ManyImages {
 			for i, k := range w.kept {
-				if moved[i] || k.media.kind != contracts.BinaryImage {
+				if moved[i] || k.media.kind != contracts.BinaryImage || w.tooLarge(k.media) != "" {
 					continue
 				}
 				if _, f := w.check(k.media); f.bad == "" && max(f.info.width, f.info.height) > l.ManyImagesMaxEdge {
@@ -81,31 +128,136 @@ func (w *walk) fitLimits() {
 			}
 		}
 	}
+	w.moved = moved
 	w.uniqueNames(moved)
 }
 
-// add adds (sign 1) or takes away (sign -1) a kept medium of pages PDF pages.
-func (t *tally) add(k kept, pages, sign int) {
-	n := int64(len(k.media.data)) * int64(sign)
+// pages is the PDF page count of a medium when a page limit is kept.
+func (w *walk) pages(mp mediaPart) int {
+	if w.opts.Limits.MaxPDFPages > 0 && (mp.mime == "application/pdf" || mp.kind == contracts.BinaryDocument && mp.mime == "") {
+		return pdfPages(mp.data)
+	}
+	return 0
+}
+
+// counts reports whether a medium of pages PDF pages counts toward the limit.
+func counts(mp mediaPart, pages, limit int) bool {
+	switch limit {
+	case limitImages, limitImageBytes:
+		return mp.kind == contracts.BinaryImage
+	case limitPages:
+		return pages > 0
+	}
+	return true
+}
+
+// reportStaying lists in OverLimits, once the cache writes are done, each medium that stays
+// although it could not be taken out (over MaxPartBytes, failing its check, its cache write
+// failed) while what stays is over a limit it counts toward; a medium taken out for a limit whose
+// cache write failed is listed as left in instead.
+func (w *walk) reportStaying() {
+	l := w.opts.Limits
+	if l == (contracts.RequestLimits{}) {
+		return
+	}
+	var all tally
+	type staying struct {
+		path, why string
+		media     mediaPart
+		pages     int
+		entry     int // its OverLimits entry, -1 for none
+	}
+	var stuck []staying
+	for i, k := range w.kept {
+		if !w.moved[i] {
+			all.add(k.media, w.pages(k.media), 1)
+		}
+	}
+	anyOver := false
+	for n := range nLimits {
+		anyOver = anyOver || over(l, all, n, "is") != ""
+	}
+	if anyOver { // the kept media that could not be taken out (their check runs only now)
+		for i, k := range w.kept {
+			if w.moved[i] {
+				continue
+			}
+			why := w.tooLarge(k.media)
+			if why == "" {
+				_, f := w.check(k.media)
+				why = f.bad
+			}
+			if why != "" {
+				stuck = append(stuck, staying{path: k.path, why: why, media: k.media, pages: w.pages(k.media), entry: -1})
+			}
+		}
+	}
+	for _, f := range w.fixed {
+		n := w.pages(f.media)
+		all.add(f.media, n, 1)
+		stuck = append(stuck, staying{path: f.path, why: f.why, media: f.media, pages: n, entry: -1})
+	}
+	for i := range w.cands {
+		c := &w.cands[i]
+		if c.found.stored || c.describe {
+			continue
+		}
+		n := w.pages(c.found.part)
+		all.add(c.found.part, n, 1)
+		entry := -1
+		if c.overLimit {
+			entry = c.overIdx
+			w.rep.Stats.MediaOverLimits--
+		}
+		stuck = append(stuck, staying{path: c.path, why: "its cache write failed", media: c.found.part, pages: n, entry: entry})
+	}
+	for _, s := range stuck {
+		reason := ""
+		for n := range nLimits {
+			if why := over(l, all, n, "is"); why != "" && counts(s.media, s.pages, n) {
+				reason = "left in (" + s.why + "): " + why
+				break
+			}
+		}
+		switch {
+		case s.entry >= 0:
+			if reason == "" {
+				reason = "left in (" + s.why + ")"
+			}
+			w.rep.OverLimits[s.entry].Reason = reason
+		case reason != "":
+			w.rep.OverLimits = append(w.rep.OverLimits, contracts.LeftAlonePart{Path: s.path, Reason: reason})
+		}
+	}
+}
+
+// add adds (sign 1) or takes away (sign -1) a medium of pages PDF pages.
+func (t *tally) add(mp mediaPart, pages, sign int) {
+	n := int64(len(mp.data)) * int64(sign)
 	t.bytes += n
-	if k.media.kind == contracts.BinaryImage {
+	if mp.kind == contracts.BinaryImage {
 		t.images += sign
 		t.imageBytes += n
 	}
 	t.pages += pages * sign
 }
 
-// over says which limit the tally is over, "" when none.
-func over(l contracts.RequestLimits, t tally) string {
+// over says why the tally is over the limit (limitImages, ...), "" when it is not; verb is "would"
+// (would carry, would be) or "is" (carries, are).
+func over(l contracts.RequestLimits, t tally, limit int, verb string) string {
+	carry, be, have := "would carry", "would be", "would have"
+	if verb == "is" {
+		carry, be, have = "carries", "are", "have"
+	}
 	switch {
-	case l.MaxImages > 0 && t.images > l.MaxImages:
-		return fmt.Sprintf("the request would carry %d images, over the provider's %d", t.images, l.MaxImages)
-	case l.MaxImageBytes > 0 && t.imageBytes > l.MaxImageBytes:
-		return fmt.Sprintf("the request's images would be %d bytes of base64, over the provider's %d", t.imageBytes, l.MaxImageBytes)
-	case l.MaxBytes > 0 && t.bytes > l.MaxBytes:
-		return fmt.Sprintf("the request's media would be %d bytes of base64, over the provider's %d", t.bytes, l.MaxBytes)
-	case l.MaxPDFPages > 0 && t.pages > l.MaxPDFPages:
-		return fmt.Sprintf("the request's PDFs would have %d pages, over the provider's %d", t.pages, l.MaxPDFPages)
+	case limit == limitImages && l.MaxImages > 0 && t.images > l.MaxImages:
+		return fmt.Sprintf("the request %s %d images, over the provider's %d", carry, t.images, l.MaxImages)
+	case limit == limitImageBytes && l.MaxImageBytes > 0 && t.imageBytes > l.MaxImageBytes:
+		return fmt.Sprintf("the request's images %s %d bytes of base64, over the provider's %d", be, t.imageBytes, l.MaxImageBytes)
+	case limit == limitBytes && l.MaxBytes > 0 && t.bytes > l.MaxBytes:
+		return fmt.Sprintf("the request's media %s %d bytes of base64, over the provider's %d", be, t.bytes, l.MaxBytes)
+	case limit == limitPages && l.MaxPDFPages > 0 && t.pages > l.MaxPDFPages:
+		return fmt.Sprintf("the request's PDFs %s %d pages, over the provider's %d", have, t.pages, l.MaxPDFPages)
 	}
 	return ""
 }
@@ -117,7 +269,8 @@ func (w *walk) moveOut(i int, why string) bool {
 	if f.bad != "" {
 		return false
 	}
-	w.cands = append(w.cands, candidate{part: k.part, path: k.path, md5: id, found: f, shape: k.media.shape, group: k.group, elem: k.elem})
+	w.cands = append(w.cands, candidate{part: k.part, path: k.path, md5: id, found: f, shape: k.media.shape, group: k.group, elem: k.elem,
+		overLimit: true, overIdx: len(w.rep.OverLimits)})
 	w.rep.Stats.MediaOverLimits++
 	w.rep.OverLimits = append(w.rep.OverLimits, contracts.LeftAlonePart{Path: k.path, Reason: "taken out: " + why})
 	return true

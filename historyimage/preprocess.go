@@ -86,9 +86,16 @@ type Options struct {
 	// Limits are the target provider's limits across one request (images, bytes, PDF pages,
 	// smaller images when there are many). The media kept by KeepTurns are taken out too, oldest
 	// first, as far as the request needs to be within them; each is listed in Report.OverLimits.
-	// The zero value sets none.
+	// Every medium that stays counts, also one that cannot be taken out (over MaxPartBytes,
+	// failing its check, a failed cache write): when the request is still over a limit, each of
+	// those that counts toward it is listed in Report.OverLimits ("left in: ..."). The zero value
+	// sets none.
 	Limits contracts.RequestLimits
-	Logger *slog.Logger
+	// ImageTokens is what the target model's provider charges for an image of w x h pixels
+	// (routing.ImageTokens with the provider's rule), for Stats.TokensSavedEstimate. Nil: the
+	// lower of OpenAI's and Anthropic's charges, for a context whose target is not known.
+	ImageTokens func(w, h int) int64
+	Logger      *slog.Logger
 }
 
 // Described is a medium the model cannot read, for Options.Describe.
@@ -108,7 +115,8 @@ type Report struct {
 	// declared type the bytes contradict, an unknown part type, over MaxPartBytes.
 	LeftAlone []contracts.LeftAlonePart
 	// OverLimits lists what was done to keep the request within Options.Limits: media of the kept
-	// turns taken out, Bedrock document names made unique.
+	// turns taken out, Bedrock document names made unique; and the media that could not be taken
+	// out while the request is over a limit they count toward.
 	OverLimits []contracts.LeftAlonePart
 }
 
@@ -207,6 +215,7 @@ func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter,
 	if ctx.Err() != nil {
 		return nil, rep, fmt.Errorf("historyimage: preprocess: storing media: %w", ctx.Err())
 	}
+	w.reportStaying()
 
 	edits := w.edits()
 	if len(edits) == 0 {
@@ -302,6 +311,9 @@ type candidate struct {
 	describe bool     // the model cannot read it: described, not only a placeholder
 	group    *frGroup // set inside a Gemini functionResponse
 	elem     int      // its index in group.elems
+	// overLimit: taken out for a limit; overIdx is its entry in Report.OverLimits.
+	overLimit bool
+	overIdx   int
 }
 
 // frGroup is the parts list of a Gemini functionResponse some of whose parts are candidates.
@@ -325,7 +337,11 @@ type walk struct {
 	logger *slog.Logger
 	rep    *Report
 	kept   []kept // media that stay, in document order, when the request's limits are kept
-	extra  []edit // edits besides the candidates' (Bedrock document names)
+	// fixed are the media that stay and cannot be taken out (over MaxPartBytes, failing their
+	// check), counted against the request's limits all the same.
+	fixed []fixed
+	moved []bool // the kept media fitLimits took out
+	extra []edit // edits besides the candidates' (Bedrock document names)
 }
 
 // list scans the parts list at s. older is set in turns whose media goes; group is set inside
@@ -367,13 +383,15 @@ func (w *walk) media(part span, path string, mp mediaPart, older bool, group *fr
 		}
 		return // kept, and the model reads its kind: not decoded here
 	}
-	if max := w.opts.MaxPartBytes; max > 0 && int64(decodedLen(mp.data)) > max {
-		w.leave(path, fmt.Sprintf("%d bytes, over the limit of %d", decodedLen(mp.data), max))
+	if why := w.tooLarge(mp); why != "" {
+		w.leave(path, why)
+		w.stays(path, mp, why)
 		return
 	}
 	id, f := w.check(mp)
 	if f.bad != "" {
 		w.leave(path, f.bad)
+		w.stays(path, mp, f.bad)
 		return
 	}
 	describe := !readable(f.info.kind)
@@ -462,9 +480,7 @@ func (w *walk) edits() []edit {
 		text := w.text(c)
 		if f.info.kind == contracts.BinaryImage {
 			st.ImagesReplaced++
-			if !c.describe {
-				st.TokensSavedEstimate += tokensSaved(f.info.width, f.info.height)
-			}
+			st.TokensSavedEstimate += w.tokensSaved(f.info.width, f.info.height, c.describe, text)
 		} else {
 			st.FilesReplaced++
 		}

@@ -1,5 +1,11 @@
 package historyimage
 
+import (
+	"encoding/json"
+
+	"github.com/agentworks/artifact-worker/routing"
+)
+
 // Token estimates, from the provider formulas in docs/providers.md ("Token cost").
 //
 // An image part is billed as image tokens (not as the ~0.7 tokens per character its base64 would
@@ -10,8 +16,10 @@ package historyimage
 //     side down to 768, then 85 + 170 per 512 px tile;
 //   - Anthropic: width x height / 750 after scaling the long edge down to 1568, capped near 1,600.
 //
-// The worker does not know which model will read the context, so the estimate takes the smaller of
-// the two: it never claims more than either provider would have charged. When the dimensions cannot
+// When the request names its target (a dialect or a service_id), the target provider's formula is
+// used (Options.ImageTokens; Gemini's 258 per 768 px tile among them). Without one, the worker does
+// not know which model will read the context, so the estimate takes the smaller of the two: it
+// never claims more than either provider would have charged. When the dimensions cannot
 // be read from the header (not PNG, JPEG, GIF or WebP, or a corrupt header), it falls back to
 // fallbackImageTokens, OpenAI's detail-low price and the smallest per-image charge listed. Gemini
 // (258 per 768 px tile) is not used for the bound; it is within the same range.
@@ -21,6 +29,29 @@ const (
 	// placeholderTokens is about what "[Picture:history_<32 hex>]" costs as text.
 	placeholderTokens = 20
 )
+
+// tokensSaved estimates the input tokens saved per later turn by replacing one image of w x h
+// pixels (0 when unknown) with text (the JSON string that replaces it): the target provider's
+// charge for the image (Options.ImageTokens; tokensSaved's bound without it) less the text's. An
+// image described for a target that cannot read it counts as well: its part would have been
+// charged (or refused) on every turn.
+func (w *walk) tokensSaved(width, height int, described bool, text []byte) int64 {
+	if w.opts.ImageTokens == nil || width <= 0 || height <= 0 {
+		saved := tokensSaved(width, height)
+		if described {
+			saved = max(saved+placeholderTokens-textTokens(text), 0)
+		}
+		return saved
+	}
+	return max(w.opts.ImageTokens(width, height)-textTokens(text), 0)
+}
+
+// textTokens is routing's estimate of the text in the JSON string text.
+func textTokens(text []byte) int64 {
+	var s string
+	_ = json.Unmarshal(text, &s) // w.text wrote it
+	return routing.TextUsage(s).InputTokens
+}
 
 // tokensSaved estimates the input tokens saved per later turn by replacing one image of w x h
 // pixels (0 when unknown) with its placeholder.

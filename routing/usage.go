@@ -110,6 +110,13 @@ func TokenRule(dialect string, f Formats) string {
 // TokenRules lists the image token rules a provider may name (the registry's "tokens").
 var TokenRules = []string{contracts.UsageOpenAITiles, contracts.UsageAnthropicPixels, contracts.UsageGeminiTiles}
 
+// ImageTokens is what a provider whose image token rule is rule (one of TokenRules) charges for
+// an image of w x h pixels as sent (0 when a side is not known).
+func ImageTokens(w, h int, rule string) int64 {
+	t, _ := imageTokens(w, h, rule)
+	return t
+}
+
 // imageTokens is the provider formula (rule, one of TokenRules) for an image of w x h pixels as
 // sent; an unknown rule counts as OpenAI's.
 func imageTokens(w, h int, rule string) (int64, string) {

@@ -247,3 +247,59 @@ func TestPreprocessScreenshotRoundTripE2E(t *testing.T) {
 		t.Fatalf("anthropic: %+v %+v", hrep.Error, img.ImageProcessing)
 	}
 }
+
+// A session for claude-sonnet-4 (Anthropic: 32 MB a request): two older screenshots too large to
+// cache (over MAX_ARTIFACT_BYTES, here 12 MiB) and a small latest one stay, and the reply says the
+// request is over the provider's limit.
+func TestPreprocessOverLimitsE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 36 MB request")
+	}
+	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = ""; c.MaxArtifactSize = 12 << 20 })
+	big := func(seed byte) string {
+		raw := append(testfiles.PNG(1600, 900), make([]byte, 13<<20)...) // a valid header, 13 MB
+		raw[len(raw)-1] = seed
+		return base64.StdEncoding.EncodeToString(raw)
+	}
+	media := []string{big(1), big(2), base64.StdEncoding.EncodeToString(testfiles.PNG(64, 48))}
+	ctx := agentsession.Build(agentsession.Session{Dialect: contracts.DialectAnthropic, Task: "Watch.", Turns: len(media),
+		Media: func(i int) agentsession.Media { return agentsession.Media{MIME: "image/png", Base64: media[i]} }})
+	rep, res := preprocessIn(t, w, ctx, `"dialect":"anthropic","service_id":"claude-sonnet-4"`)
+	if !rep.OK {
+		t.Fatalf("%+v", rep.Error)
+	}
+	total := len(media[0]) + len(media[1]) + len(media[2])
+	want := fmt.Sprintf("the request's media are %d bytes of base64, over the provider's %d", total, 32<<20)
+	if len(res.OverLimits) != 2 || res.OverLimits[0].Path != "messages[2].content[0].content[1]" ||
+		!strings.HasPrefix(res.OverLimits[0].Reason, "left in (") || !strings.HasSuffix(res.OverLimits[1].Reason, want) {
+		t.Fatalf("over limits %+v, want both large screenshots: %s", res.OverLimits, want)
+	}
+	t.Logf("%d bytes of media: %+v", total, res.OverLimits[0])
+}
+
+// tokens_saved_estimate follows the target's provider, and a text-only target (deepseek-chat)
+// saves tokens too.
+func TestPreprocessTokensFollowTheTargetE2E(t *testing.T) {
+	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = "" })
+	// Two 1920x1080 screenshots, the first taken out: what it saves depends on who reads it.
+	shots := []string{base64.StdEncoding.EncodeToString(testfiles.Screenshot(1920, 1080, 7)), base64.StdEncoding.EncodeToString(testfiles.Screenshot(1920, 1080, 8))}
+	saved := map[string]int64{}
+	for _, target := range []struct{ dialect, extra string }{
+		{contracts.DialectAnthropic, `"service_id":"claude-sonnet-4"`},
+		{contracts.DialectOpenAIChat, `"service_id":"gpt-4o"`},
+		{contracts.DialectGemini, `"service_id":"gemini-2.5-flash"`},
+		{contracts.DialectOpenAIChat, `"service_id":"deepseek-chat"`},
+	} {
+		ctx := agentsession.Build(agentsession.Session{Dialect: target.dialect, ToolResultMedia: routing.ToolResultMediaFollowUp, Task: "Look.", Turns: 2,
+			Media: func(i int) agentsession.Media { return agentsession.Media{MIME: "image/png", Base64: shots[i]} }})
+		rep, res := preprocessIn(t, w, ctx, `"dialect":"`+target.dialect+`",`+target.extra)
+		if !rep.OK || res.Stats.ImagesReplaced == 0 || res.Stats.TokensSavedEstimate <= 0 {
+			t.Fatalf("%s: %+v %+v", target.extra, rep.Error, res.Stats)
+		}
+		saved[target.extra] = res.Stats.TokensSavedEstimate
+	}
+	t.Logf("tokens saved: %v", saved)
+	if len(map[int64]bool{saved[`"service_id":"claude-sonnet-4"`]: true, saved[`"service_id":"gpt-4o"`]: true, saved[`"service_id":"gemini-2.5-flash"`]: true}) != 3 {
+		t.Errorf("the same screenshot saves the same in three providers' formulas: %v", saved)
+	}
+}
