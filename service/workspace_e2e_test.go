@@ -325,7 +325,7 @@ func TestFileWrittenAskedAgainWritesOnce(t *testing.T) {
 	if !strings.Contains(replies[0], `"ok":true`) || replies[1] != replies[0] {
 		t.Fatalf("replies %s and %s, want the first one twice", replies[0], replies[1])
 	}
-	workertest.WaitFor(t, 10*time.Second, "the ask again logged as replayed", func() bool {
+	servicetest.WaitFor(t, 10*time.Second, "the ask again logged as replayed", func() bool {
 		return strings.Contains(w.Logs.String(), `"request_id":"fw-once","outcome":"replayed"`)
 	})
 	if n := strings.Count(w.Logs.String(), `"request_id":"fw-once","outcome":"ok"`); n != 1 {
