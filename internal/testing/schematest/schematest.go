@@ -42,7 +42,7 @@ var (
 // Dir is the directory of the published schemas: contracts/schema of this repository.
 func Dir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "contracts", "schema")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "contracts", "schema")
 }
 
 func schemas() (map[string]*jsonschema.Resolved, error) {
