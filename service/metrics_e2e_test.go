@@ -176,6 +176,7 @@ func TestMetricsExistFromStartAndCount(t *testing.T) {
 		{"worker_message_duration_seconds", ga("outcome", "ok"), 4},
 		{"worker_registry_reloads_total", map[string]string{"result": "ok"}, 1},
 		{"worker_registry_unresolved_total", nil, 2},
+		{"worker_registry_unresolved_names_total", nil, 1},
 	}
 	var after map[string]*dto.MetricFamily
 	servicetest.WaitFor(t, 10*time.Second, "the counts", func() bool {

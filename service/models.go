@@ -19,6 +19,14 @@ import (
 // the names are in the log, one line per name at most every UnresolvedLogEvery.
 const MetricUnresolvedModels = "worker.registry.unresolved"
 
+// MetricUnresolvedNames counts model names, not requests: each name is counted once when it
+// first resolves to nothing (Prometheus: worker_registry_unresolved_names_total). It has no
+// per-name label either, so its cardinality is one series whatever the names; a name is counted
+// again only after the worker forgot it (its memory holds maxUnresolvedNames names, and forgets
+// those not seen for UnresolvedLogEvery when full). Its increase is the alert: a model name new to
+// the worker that gets text only.
+const MetricUnresolvedNames = "worker.registry.unresolved_names"
+
 // UnresolvedLogEvery is how often, at most, one name that resolves to nothing is logged.
 const UnresolvedLogEvery = 5 * time.Minute
 
@@ -33,6 +41,7 @@ const maxUnresolvedNames = 4096
 type models struct {
 	current    func() *llmservices.Registry
 	unresolved metric.Int64Counter // nil: not counted
+	names      metric.Int64Counter // distinct unresolved names; nil: not counted
 	log        *slog.Logger
 	now        func() time.Time
 
@@ -62,6 +71,12 @@ func newModels(current func() *llmservices.Registry, meter metric.Meter, log *sl
 		}
 		c.Add(context.Background(), 0)
 		m.unresolved = c
+		n, err := meter.Int64Counter(MetricUnresolvedNames, metric.WithDescription("Model names (each once) that resolved to no capability registry entry (text only)."))
+		if err != nil {
+			return nil, err
+		}
+		n.Add(context.Background(), 0)
+		m.names = n
 	}
 	return m, nil
 }
@@ -86,34 +101,40 @@ func (m *models) Decide(serviceID string) contracts.ModelDecision {
 	if m.unresolved != nil {
 		m.unresolved.Add(context.Background(), 1)
 	}
-	if m.log != nil && m.due(serviceID) {
+	due, first := m.due(serviceID)
+	if first && m.names != nil {
+		m.names.Add(context.Background(), 1)
+	}
+	if m.log != nil && due {
 		m.log.Warn("model name resolves to no registry entry; it is treated as text only (see `worker models explain`)",
 			"service_id", serviceID)
 	}
 	return d
 }
 
-// due reports whether name may be logged now, and notes that it is.
-func (m *models) due(name string) bool {
+// due reports whether name may be logged now, and notes that it is; first, whether the name was
+// not remembered (new, or forgotten since).
+func (m *models) due(name string) (due, first bool) {
 	if len(name) > 256 {
 		name = name[:256]
 	}
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if last, ok := m.logged[name]; ok && now.Sub(last) < UnresolvedLogEvery {
-		return false
+	last, ok := m.logged[name]
+	if ok && now.Sub(last) < UnresolvedLogEvery {
+		return false, false
 	}
-	if len(m.logged) >= maxUnresolvedNames {
+	if !ok && len(m.logged) >= maxUnresolvedNames {
 		for n, last := range m.logged {
 			if now.Sub(last) >= UnresolvedLogEvery {
 				delete(m.logged, n)
 			}
 		}
 		if len(m.logged) >= maxUnresolvedNames {
-			return false
+			return false, true // not remembered: counted as new each time, never logged on its own
 		}
 	}
 	m.logged[name] = now
-	return true
+	return true, !ok
 }

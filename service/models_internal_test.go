@@ -11,23 +11,26 @@ import (
 func TestUnresolvedLogRateLimit(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	m := &models{now: func() time.Time { return now }, logged: map[string]time.Time{}}
-	if !m.due("acme-1") || m.due("acme-1") {
-		t.Fatal("the first sighting is logged, the second at once is not")
+	if due, first := m.due("acme-1"); !due || !first {
+		t.Fatal("the first sighting is logged and counted as a new name")
 	}
-	if !m.due("acme-2") {
-		t.Fatal("another name is logged on its own")
+	if due, first := m.due("acme-1"); due || first {
+		t.Fatal("the second at once is neither logged nor a new name")
+	}
+	if due, first := m.due("acme-2"); !due || !first {
+		t.Fatal("another name is logged and counted on its own")
 	}
 	now = now.Add(UnresolvedLogEvery - time.Second)
-	if m.due("acme-1") {
+	if due, _ := m.due("acme-1"); due {
 		t.Fatal("logged again before UnresolvedLogEvery")
 	}
 	now = now.Add(time.Second)
-	if !m.due("acme-1") {
-		t.Fatal("not logged again after UnresolvedLogEvery")
+	if due, first := m.due("acme-1"); !due || first {
+		t.Fatal("not logged again after UnresolvedLogEvery, or counted again though remembered")
 	}
 	logged := 0
 	for i := range 2 * maxUnresolvedNames {
-		if m.due(fmt.Sprint("flood-", i)) {
+		if due, _ := m.due(fmt.Sprint("flood-", i)); due {
 			logged++
 		}
 	}
@@ -37,11 +40,11 @@ func TestUnresolvedLogRateLimit(t *testing.T) {
 	if logged > maxUnresolvedNames {
 		t.Errorf("%d of %d new names logged within UnresolvedLogEvery, want at most %d", logged, 2*maxUnresolvedNames, maxUnresolvedNames)
 	}
-	if m.due("acme-1") {
+	if due, _ := m.due("acme-1"); due {
 		t.Error("a flood of new names made acme-1 loggable again before UnresolvedLogEvery")
 	}
 	now = now.Add(UnresolvedLogEvery)
-	if !m.due("flood-0") {
+	if due, _ := m.due("flood-0"); !due {
 		t.Error("once UnresolvedLogEvery passed, a remembered name is logged again")
 	}
 }

@@ -12,22 +12,26 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/llmservices/catalogue"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
-const modelsUsage = `usage: worker models [--provider P] [--capability C] [--json]
-       worker models explain [--json] NAME
+const modelsUsage = `usage: worker models [FILTER] [--provider P] [--capability C] [--json]
+       worker models explain NAME [--json]
        worker models import --models-dev FILE --litellm FILE [-o FILE] [--curated FILE]
 
 Without a subcommand, lists the models the capability registry knows: id, provider, input
-capabilities and source (curated, catalogue, or the registry file), filtered by --provider and
---capability (text, vision, file, audio, video).
+capabilities and source (curated, catalogue, or the registry file), filtered by FILTER (a part
+of the id or of an alias, any case), --provider (the model's or, for a Bedrock or gateway entry,
+its serving provider; an unknown one is an error) and --capability (text, vision, file, audio,
+video).
 
 explain NAME shows how a model name as a runtime writes it resolves: the steps taken, the entry
 that decides, its source, provider, input capabilities, accepted formats and image limits; or why
-nothing matched (the model is then treated as text only).
+nothing matched (the model is then treated as text only). It exits 0 when the name resolves, 1
+when nothing does, 2 on bad usage. Flags may follow the name.
 
 import converts newer catalogue snapshots (a models.dev repository tarball with its providers/
 tree, LiteLLM's model_prices_and_context_window.json, either gzipped or not) into one standalone
@@ -43,7 +47,7 @@ func modelsCmd(args []string) int {
 
 func modelsTo(args []string, stdout, stderr io.Writer) int {
 	sub := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if len(args) > 0 && slices.Contains([]string{"list", "explain", "import"}, args[0]) {
 		sub, args = args[0], args[1:]
 	}
 	fs := flag.NewFlagSet("worker models", flag.ContinueOnError)
@@ -57,7 +61,8 @@ func modelsTo(args []string, stdout, stderr io.Writer) int {
 	output := fs.String("o", "", "import: write the registry file here (default: standard output)")
 	curatedFile := fs.String("curated", "", "import: a curated registry file to keep over the catalogue (default: the built-in curated entries)")
 	prepareUsageTo(fs, modelsUsage, args, stdout)
-	if err := fs.Parse(args); err != nil {
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
 		return helpOrUsage(err)
 	}
 	fail := func(format string, a ...any) int {
@@ -65,7 +70,7 @@ func modelsTo(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if sub == "import" {
-		if fs.NArg() != 0 || *modelsDev == "" || *liteLLM == "" {
+		if len(positional) != 0 || *modelsDev == "" || *liteLLM == "" {
 			return fail("import needs --models-dev FILE and --litellm FILE (and no other arguments)")
 		}
 		return modelsImport(*modelsDev, *liteLLM, *curatedFile, *output, stdout, stderr)
@@ -83,26 +88,91 @@ func modelsTo(args []string, stdout, stderr io.Writer) int {
 	}
 	switch sub {
 	case "", "list":
-		if fs.NArg() != 0 {
-			return fail("unexpected arguments %q", fs.Args())
+		if len(positional) > 1 {
+			return fail("list takes at most one filter, got %q", positional)
 		}
 		if *capability != "" && !slices.Contains([]string{"text", "vision", "file", "audio", "video"}, *capability) {
 			return fail("--capability %q: use text, vision, file, audio or video", *capability)
 		}
-		return modelsList(r, strings.ToLower(*provider), *capability, *asJSON, stdout)
+		p := strings.ToLower(strings.TrimSpace(*provider))
+		if p != "" && !knownProvider(r, p) {
+			return fail("--provider %q: no entry and no provider block of that name (known: %s)", *provider, strings.Join(providerNames(r), ", "))
+		}
+		filter := ""
+		if len(positional) == 1 {
+			filter = positional[0]
+		}
+		return modelsList(r, filter, p, *capability, *asJSON, stdout, stderr)
 	case "explain":
-		if fs.NArg() != 1 {
+		if len(positional) != 1 {
 			return fail("explain takes one model name (quote it if it has spaces)")
 		}
-		return modelsExplain(r, fs.Arg(0), *asJSON, stdout)
+		return modelsExplain(r, positional[0], *asJSON, stdout)
 	}
-	return fail("unknown subcommand %q (list, explain, import)", sub)
+	return fail("unknown subcommand %q (list, explain, import)", sub) // not reached: sub is one of them
 }
 
-func modelsList(r *llmservices.Registry, provider, capability string, asJSON bool, out io.Writer) int {
+// parseInterspersed parses flags wherever they are among the arguments ("explain NAME --json")
+// and returns the others in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional, args = append(positional, args[0]), args[1:]
+	}
+}
+
+// knownProvider reports whether the registry has a provider block p or an entry made or served by p.
+func knownProvider(r *llmservices.Registry, p string) bool {
+	if r.HasProvider(p) {
+		return true
+	}
+	for _, e := range r.Entries() {
+		if e.Provider == p || e.ServedBy == p {
+			return true
+		}
+	}
+	return false
+}
+
+// providerNames are the providers of the registry's entries, sorted.
+func providerNames(r *llmservices.Registry) []string {
+	seen := map[string]bool{}
+	for _, e := range r.Entries() {
+		if e.Provider != "" {
+			seen[e.Provider] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for p := range seen {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// matchesFilter reports whether the id or an alias of e contains filter, any case.
+func matchesFilter(e llmservices.Entry, filter string) bool {
+	f := strings.ToLower(strings.TrimSpace(filter))
+	if f == "" || strings.Contains(strings.ToLower(e.ID), f) {
+		return true
+	}
+	return slices.ContainsFunc(e.Aliases, func(a string) bool { return strings.Contains(strings.ToLower(a), f) })
+}
+
+func modelsList(r *llmservices.Registry, filter, provider, capability string, asJSON bool, out, stderr io.Writer) int {
 	var shown []llmservices.Entry
 	for _, e := range r.Entries() {
-		if provider != "" && e.Provider != provider {
+		if provider != "" && e.Provider != provider && e.ServedBy != provider {
+			continue
+		}
+		if !matchesFilter(e, filter) {
 			continue
 		}
 		if capability != "" && !slices.Contains(e.Capabilities, capability) {
@@ -134,24 +204,80 @@ func modelsList(r *llmservices.Registry, provider, capability string, asJSON boo
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "%d of %d models\n", len(shown), len(r.Entries()))
+	if len(shown) == 0 && filter != "" {
+		fmt.Fprintf(stderr, "worker models: no id or alias contains %q; `worker models explain NAME` shows how a full name resolves\n", filter)
+	}
 	return exitOK
+}
+
+// explainJSON is `worker models explain --json`: the keys are those of the list's JSON and of the
+// registry file (camelCase), never Go field names.
+type explainJSON struct {
+	Name     string     `json:"name"`
+	Resolved bool       `json:"resolved"`
+	Entry    *entryJSON `json:"entry,omitempty"`
+	Tried    []string   `json:"tried"`
+	Rules    []string   `json:"rules"`
+	Decision string     `json:"decision"`
+}
+
+type entryJSON struct {
+	ID              string                  `json:"id"`
+	Matched         string                  `json:"matched"`
+	Provider        string                  `json:"provider,omitempty"`
+	ServedBy        string                  `json:"servedBy,omitempty"`
+	Family          string                  `json:"family,omitempty"`
+	Source          string                  `json:"source"`
+	Detail          string                  `json:"detail,omitempty"`
+	Note            string                  `json:"note,omitempty"`
+	Capabilities    []string                `json:"capabilities"`
+	Output          []string                `json:"output"`
+	Aliases         []string                `json:"aliases,omitempty"`
+	Formats         llmservices.Modalities  `json:"formats"`
+	ImageLimits     llmservices.Limits      `json:"imageLimits"`
+	RequestLimits   contracts.RequestLimits `json:"requestLimits"`
+	ToolResultMedia string                  `json:"toolResultMedia"`
+	ExtractText     bool                    `json:"extractText,omitempty"`
+}
+
+func explainView(name string, e llmservices.Entry, ok bool) explainJSON {
+	v := explainJSON{Name: name, Resolved: ok, Tried: e.Tried, Rules: e.Rules, Decision: "text only: no entry matches"}
+	if v.Rules == nil {
+		v.Rules = []string{}
+	}
+	if !ok {
+		return v
+	}
+	f := e.Formats
+	media := f.ToolResultMedia
+	if media == "" {
+		media = routing.ToolResultMediaFollowUp
+	}
+	v.Decision = "the entry decides"
+	v.Entry = &entryJSON{
+		ID: e.ID, Matched: e.Matched, Provider: e.Provider, ServedBy: e.ServedBy, Family: e.Family,
+		Source: e.Source, Detail: e.Detail, Note: e.Note, Capabilities: e.Capabilities, Output: e.Output, Aliases: e.Aliases,
+		Formats:       llmservices.Modalities{Image: nonNil(f.Image), File: nonNil(f.File), Audio: nonNil(f.Audio), Video: nonNil(f.Video)},
+		ImageLimits:   llmservices.Limits{MaxLongEdge: f.Limits.MaxLongEdge, MaxShortEdge: f.Limits.MaxShortEdge, MaxPixels: f.Limits.MaxPixels, MaxBytes: f.Limits.MaxBytes, StaticOnly: f.Limits.StaticOnly},
+		RequestLimits: f.Request, ToolResultMedia: media, ExtractText: e.ExtractText,
+	}
+	return v
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }
 
 func modelsExplain(r *llmservices.Registry, name string, asJSON bool, out io.Writer) int {
 	e, ok := r.Resolve(name)
 	if asJSON {
-		return printJSON(out, struct {
-			Name     string             `json:"name"`
-			Resolved bool               `json:"resolved"`
-			Entry    *llmservices.Entry `json:"entry,omitempty"`
-			Tried    []string           `json:"tried"`
-			Rules    []string           `json:"rules"`
-		}{name, ok, func() *llmservices.Entry {
-			if ok {
-				return &e
-			}
-			return nil
-		}(), e.Tried, e.Rules})
+		if code := printJSON(out, explainView(name, e, ok)); code != exitOK || ok {
+			return code
+		}
+		return exitFailure
 	}
 	fmt.Fprintf(out, "name:      %s\n", name)
 	fmt.Fprintln(out, "steps:")
@@ -165,8 +291,9 @@ func modelsExplain(r *llmservices.Registry, name string, asJSON bool, out io.Wri
 	if !ok {
 		fmt.Fprintln(out, "resolved:  nothing: no entry matches any of these forms, and no rule applies any more.")
 		fmt.Fprintln(out, "decision:  text only (images, documents, audio and video are described, not sent).")
-		fmt.Fprintln(out, "           Add the model to LLM_SERVICES_FILE (README, \"Which models it knows\").")
-		return exitOK
+		fmt.Fprintln(out, "           Add the model to LLM_SERVICES_FILE, or an alias: {\"id\": NAME, \"like\": \"a known model\"}")
+		fmt.Fprintln(out, "           (README, \"Adding or overriding a model\").")
+		return exitFailure
 	}
 	source := e.Source
 	if e.Detail != "" {

@@ -60,6 +60,24 @@ func TestModelsList(t *testing.T) {
 	if code, _, errOut := runModels(t, "--capability", "smell"); code != exitUsage || !strings.Contains(errOut, "smell") {
 		t.Errorf("bad capability: exit %d, %q", code, errOut)
 	}
+	if code, _, errOut := runModels(t, "--provider", "acmecorp"); code != exitUsage || !strings.Contains(errOut, `"acmecorp"`) {
+		t.Errorf("unknown provider: exit %d, %q", code, errOut)
+	}
+	// A name or substring filter, before or after the flags, matching ids and aliases.
+	code, out, _ = runModels(t, "CLAUDE-SONNET-4", "--provider", "anthropic")
+	if code != exitOK || !strings.Contains(out, "claude-sonnet-4-5 ") || strings.Contains(out, "gpt-4o") {
+		t.Errorf("filtered list (exit %d):\n%s", code, out)
+	}
+	code, out, _ = runModels(t, "--json", "qwen2.5-vl")
+	if code != exitOK || json.Unmarshal([]byte(out), &rows) != nil || !slices.ContainsFunc(rows, func(r struct {
+		ID           string   `json:"id"`
+		Capabilities []string `json:"capabilities"`
+		Source       string   `json:"source"`
+	}) bool {
+		return r.ID == "ollama/qwen2.5vl"
+	}) {
+		t.Errorf("a filter matches aliases too (exit %d): %v", code, rows)
+	}
 }
 
 // TestModelsExplain: a name that resolves shows its steps, entry, source, provider, inputs,
@@ -80,8 +98,45 @@ func TestModelsExplain(t *testing.T) {
 		}
 	}
 	code, out, _ = runModels(t, "explain", "acme-model-9")
-	if code != exitOK || !strings.Contains(out, "resolved:  nothing") || !strings.Contains(out, "text only") {
-		t.Errorf("explain of an unknown name (exit %d):\n%s", code, out)
+	if code != exitFailure || !strings.Contains(out, "resolved:  nothing") || !strings.Contains(out, "text only") {
+		t.Errorf("explain of an unknown name (exit %d, want 1):\n%s", code, out)
+	}
+	if code, _, _ := runModels(t, "explain"); code != exitUsage {
+		t.Errorf("explain without a name: exit %d, want 2", code)
+	}
+	if code, _, _ := runModels(t, "explain", "a", "b"); code != exitUsage {
+		t.Errorf("explain with two names: exit %d, want 2", code)
+	}
+	// Flags after the name; one key style (camelCase, as the list's and the registry file's).
+	code, out, _ = runModels(t, "explain", "litellm_proxy/small", "--json")
+	var unresolved map[string]any
+	if code != exitFailure || json.Unmarshal([]byte(out), &unresolved) != nil || unresolved["resolved"] != false {
+		t.Errorf("explain NAME --json of an alias nobody knows (exit %d, want 1):\n%s", code, out)
+	}
+	code, out, _ = runModels(t, "explain", "ollama/llava:13b", "--json")
+	var raw map[string]any
+	if code != exitOK || json.Unmarshal([]byte(out), &raw) != nil {
+		t.Fatalf("explain NAME --json (exit %d):\n%s", code, out)
+	}
+	var keys func(v any)
+	keys = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if k == "" || k[0] < 'a' || k[0] > 'z' || strings.ContainsAny(k, "_ ") {
+					t.Errorf("key %q is not camelCase", k)
+				}
+				keys(x)
+			}
+		case []any:
+			for _, x := range v {
+				keys(x)
+			}
+		}
+	}
+	keys(raw)
+	if entry, _ := raw["entry"].(map[string]any); entry["id"] != "ollama/llava" || entry["servedBy"] != "ollama" {
+		t.Errorf("explain ollama/llava:13b: %v", raw["entry"])
 	}
 	code, out, _ = runModels(t, "explain", "--json", "openrouter/x-ai/grok-4:free")
 	var got struct {
