@@ -42,6 +42,7 @@ type Client struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	claims *claimcheck.Store
+	scope  string // sent as contracts.HeaderScope unless the call's context has one (WithScope)
 }
 
 // New returns a client on nc. It uses the worker's claim-check bucket as it is (creating it with the
@@ -92,6 +93,7 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		hdr.Set(contracts.HeaderDeadline, contracts.FormatDeadline(deadline))
 	}
 	propagation.TraceContext{}.Inject(ctx, headerCarrier(hdr))
+	c.setScope(ctx, hdr)
 	reconnects := c.nc.Stats().Reconnects
 	ack, attempts, err := c.store(ctx, subject, env.RequestID, hdr, body)
 	if err != nil {

@@ -18,6 +18,14 @@ import (
 // that runs ahead shortens its requests' lives by as much.
 const HeaderDeadline = "Artifact-Worker-Deadline"
 
+// HeaderScope is the request header that says what a call may read and write: "*", or a
+// comma-separated list of "ws:<workspaceId>" (that workspace's files) and "artifact:<prefix>*"
+// (artifacts whose id starts with prefix). The runtime sets it, never the model. A reference outside
+// the scope is answered exactly as one that does not exist (artifact_not_found, image_not_found); a
+// malformed header is invalid_request. Without the header a call reads everything, unless the worker
+// requires it (REQUIRE_SCOPE). contracts/README.md gives the grammar.
+const HeaderScope = "Artifact-Worker-Scope"
+
 // DeadlineLayout formats HeaderDeadline values: RFC 3339, UTC, milliseconds.
 const DeadlineLayout = "2006-01-02T15:04:05.000Z07:00"
 

@@ -66,6 +66,9 @@ func (h *FileWritten) Handle(ctx context.Context, req handling.Request) (any, er
 	if err != nil {
 		return nil, withRef(r.Path, err)
 	}
+	if err := writeInScope(ctx, r.WorkspaceID, id); err != nil {
+		return nil, err
+	}
 	content, err := h.inline(r)
 	if err != nil {
 		return nil, err

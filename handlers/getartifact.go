@@ -79,6 +79,9 @@ func (h *GetArtifact) Handle(ctx context.Context, req handling.Request) (any, er
 	if err != nil {
 		return nil, withRef(r.Ref, err)
 	}
+	if err := inScope(ctx, target, r.Ref); err != nil {
+		return nil, err
+	}
 	art, err := load(ctx, h.Blobs, h.Files, target, r.Ref, h.MaxSize)
 	if err != nil {
 		return nil, err

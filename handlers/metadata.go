@@ -32,10 +32,14 @@ type Artifacts struct {
 }
 
 // Info returns the design's metadata shape for an artifact id ("artifact:{id}", a bare id or "ws:...").
+// An id outside ctx's scope (scope.With) is answered as one that does not exist; so is Open's.
 func (a *Artifacts) Info(ctx context.Context, id string) (contracts.ArtifactInfo, error) {
 	t, err := resolveRef(id)
 	if err != nil {
 		return contracts.ArtifactInfo{}, withRef(id, err)
+	}
+	if err := inScope(ctx, t, id); err != nil {
+		return contracts.ArtifactInfo{}, err
 	}
 	l, err := load(ctx, a.Blobs, a.Files, t, id, a.MaxSize)
 	if err != nil {
@@ -50,6 +54,9 @@ func (a *Artifacts) Open(ctx context.Context, id string) (io.ReadCloser, contrac
 	t, err := resolveRef(id)
 	if err != nil {
 		return nil, contracts.ArtifactInfo{}, withRef(id, err)
+	}
+	if err := inScope(ctx, t, id); err != nil {
+		return nil, contracts.ArtifactInfo{}, err
 	}
 	l, err := load(ctx, a.Blobs, a.Files, t, id, a.MaxSize)
 	if err != nil {

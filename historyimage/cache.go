@@ -20,6 +20,7 @@ import (
 	"github.com/agentworks/artifact-worker/internal/jscreate"
 	"github.com/agentworks/artifact-worker/internal/membudget"
 	"github.com/agentworks/artifact-worker/internal/objput"
+	"github.com/agentworks/artifact-worker/scope"
 )
 
 // Defaults of CacheConfig.
@@ -195,7 +196,8 @@ type entry struct {
 // entryOverhead is the smallest JSON of an inline entry besides its data and mime type.
 const entryOverhead = len(`{"mime_type":"","size":0,"data":""}`)
 
-// Put stores img under md5 (any form NormalizeID accepts), restarting its TTL. It is idempotent:
+// Put stores img under md5 (any form NormalizeID accepts) in the namespace of ctx's scope (see
+// cacheKey), restarting its TTL. It is idempotent:
 // writing the same image again stores the same bytes (an object younger than TTL/2 is kept as is).
 // Errors: ErrInvalidImageID; an error for an image without data; JetStream errors (transient,
 // wrapped).
@@ -226,7 +228,7 @@ func (c *Cache) put(ctx context.Context, md5 string, img Image, raw []byte) erro
 	if size == 0 {
 		return fmt.Errorf("historyimage: put %s: image has no data", id)
 	}
-	key := cacheKey(id)
+	key := cacheKey(scope.From(ctx).Namespace(), id)
 	e := entry{MimeType: img.MimeType, Size: size, Filename: img.Filename}
 	if size+len(img.MimeType)+len(img.Filename)+entryOverhead <= c.cfg.InlineMax { // a lower bound of the JSON size
 		buf := valueBufs.Get().(*[]byte)
@@ -323,7 +325,8 @@ func (c *Cache) objectFresh(ctx context.Context, name string, size int) bool {
 	return time.Since(info.ModTime) < c.cfg.TTL/2
 }
 
-// Get returns the image stored under md5 (any form NormalizeID accepts).
+// Get returns the image stored under md5 (any form NormalizeID accepts) in the namespace of ctx's
+// scope: an image cached under another scope is ErrNotFound.
 // Errors: ErrInvalidImageID; ErrNotFound when it was never stored or has expired (index or object);
 // JetStream errors otherwise (transient, wrapped). An image kept in the Object Store is charged to
 // ctx's memory budget (membudget.ArtifactFactor per byte) before it is read; Get waits for room.
@@ -332,7 +335,7 @@ func (c *Cache) Get(ctx context.Context, md5 string) (Image, error) {
 	if err != nil {
 		return Image{}, err
 	}
-	kve, err := c.kv.Get(ctx, cacheKey(id))
+	kve, err := c.kv.Get(ctx, cacheKey(scope.From(ctx).Namespace(), id))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Image{}, ErrNotFound
 	}

@@ -45,5 +45,14 @@ func NormalizeID(s string) (string, error) {
 	return strings.ToLower(s), nil
 }
 
-// cacheKey is the KV key and Object Store name of an image: derived from the hash only.
-func cacheKey(md5 string) string { return keyPrefix + md5 }
+// cacheKey is the KV key and Object Store name of an image: derived from the hash, and from the
+// scope namespace (scope.Scope.Namespace) of the request that caches or fetches it. A request that
+// reads everything (no scope header, or "*") uses the keys of before scopes ("history_image_{md5}");
+// a scoped one "history_image_{namespace}_{md5}", so an md5 cached under one scope is not found under
+// another.
+func cacheKey(namespace, md5 string) string {
+	if namespace == "" {
+		return keyPrefix + md5
+	}
+	return keyPrefix + namespace + "_" + md5
+}

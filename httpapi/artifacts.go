@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/bearer"
+	"github.com/agentworks/artifact-worker/scope"
 )
 
 // Artifacts is what the chat panel's endpoints read.
@@ -21,29 +22,64 @@ type Artifacts interface {
 // ErrorMapper maps an error to its wire error and whether it is transient.
 type ErrorMapper func(error) (*contracts.Error, bool)
 
+// Token is a bearer token of the artifact endpoints and the scope of the requests it
+// authenticates: a chat panel gets a token whose scope is its own workspace.
+type Token struct {
+	Secret string
+	Scope  scope.Scope
+}
+
+// Auth is how the artifact endpoints authenticate and scope a request.
+type Auth struct {
+	// Tokens are the accepted bearer tokens. None: the endpoints are open and unscoped.
+	Tokens []Token
+	// Refused, optional, is told of each request refused for its scope (answered not found).
+	Refused func(ctx context.Context, endpoint string, r *scope.Refusal)
+}
+
+// token returns the token the Authorization header carries. Every token is compared (in constant
+// time), so the time taken does not tell which one came close.
+func (a Auth) token(header string) (Token, bool) {
+	var found Token
+	ok := false
+	for _, t := range a.Tokens {
+		if bearer.Valid(header, t.Secret) && !ok {
+			found, ok = t, true
+		}
+	}
+	return found, ok
+}
+
 // HandleArtifacts serves GET /artifacts/{id}/metadata (the artifact.metadata JSON) and
 // GET /artifacts/{id}/content (the bytes, streamed, with Content-Type and Content-Disposition).
-// With a non-empty token both require "Authorization: Bearer <token>". The id is path-escaped by the
-// client (ws: ids contain ':' which is fine; '/' never appears in a valid id).
-func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, token string) {
-	auth := func(h http.HandlerFunc) http.HandlerFunc {
-		if token == "" {
-			return h
-		}
+// With tokens both require "Authorization: Bearer <token>" and read within the token's scope: an id
+// outside it is answered exactly as one that does not exist (404 artifact_not_found). The id is
+// path-escaped by the client (ws: ids contain ':' which is fine; '/' never appears in a valid id).
+func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, au Auth) {
+	auth := func(endpoint string, h http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
-			if !bearer.Valid(r.Header.Get("Authorization"), token) {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="artifacts"`)
-				writeJSON(w, http.StatusUnauthorized, contracts.Error{Code: contracts.HTTPCodeUnauthorized, Message: "a valid bearer token is required"})
-				return
+			sc := scope.Unscoped
+			if len(au.Tokens) > 0 {
+				t, ok := au.token(r.Header.Get("Authorization"))
+				if !ok {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="artifacts"`)
+					writeJSON(w, http.StatusUnauthorized, contracts.Error{Code: contracts.HTTPCodeUnauthorized, Message: "a valid bearer token is required"})
+					return
+				}
+				sc = t.Scope
 			}
-			h(w, r)
+			ctx := scope.With(r.Context(), sc)
+			h(w, r.WithContext(ctx))
+			if rf := scope.Refused(ctx); rf != nil && au.Refused != nil {
+				au.Refused(ctx, endpoint, rf)
+			}
 		}
 	}
 	fail := func(w http.ResponseWriter, err error) {
 		wire, transient := mapErr(err)
 		writeJSON(w, httpStatus(wire.Code, transient), wire)
 	}
-	s.mux.HandleFunc("GET /artifacts/{id}/metadata", auth(func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc("GET /artifacts/{id}/metadata", auth(EndpointMetadata, func(w http.ResponseWriter, r *http.Request) {
 		info, err := a.Info(r.Context(), r.PathValue("id"))
 		if err != nil {
 			fail(w, err)
@@ -51,7 +87,7 @@ func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, token string) 
 		}
 		writeJSON(w, http.StatusOK, info)
 	}))
-	s.mux.HandleFunc("GET /artifacts/{id}/content", auth(func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc("GET /artifacts/{id}/content", auth(EndpointContent, func(w http.ResponseWriter, r *http.Request) {
 		rc, info, err := a.Open(r.Context(), r.PathValue("id"))
 		if err != nil {
 			fail(w, err)
@@ -73,6 +109,12 @@ func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, token string) 
 		_, _ = io.Copy(w, rc)
 	}))
 }
+
+// The artifact endpoints, as Auth.Refused names them (the subject label of the refusal metric).
+const (
+	EndpointMetadata = "http.artifacts.metadata"
+	EndpointContent  = "http.artifacts.content"
+)
 
 // disposition is inline for ?inline=1 (previews), else attachment (downloads).
 func disposition(r *http.Request) string {

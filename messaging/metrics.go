@@ -11,6 +11,7 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/membudget"
+	"github.com/agentworks/artifact-worker/scope"
 )
 
 // Metric names (OTel; the Prometheus exporter turns dots into underscores and adds _total to
@@ -54,7 +55,13 @@ const (
 	MetricMemoryWaiting = "worker.memory.waiting"
 	// MetricExpired counts requests not executed because their deadline had passed, by subject.
 	MetricExpired = "worker.expired_requests"
+	// MetricScopeRefusals counts requests that named something outside their scope (answered as
+	// not found), by subject and reason (ScopeReasons).
+	MetricScopeRefusals = "worker.scope.refusals"
 )
+
+// ScopeReasons are the values of MetricScopeRefusals' reason label.
+var ScopeReasons = []string{scope.ReasonWorkspace, scope.ReasonArtifact, scope.ReasonWrite}
 
 // Dead-letter reasons, the reason label of MetricDeadLetters (the Dead-Letter-Reason header starts
 // with the same word, spelled for people).
@@ -89,6 +96,7 @@ type instruments struct {
 	deadLetters metric.Int64Counter
 	expired     metric.Int64Counter
 	full        metric.Int64Counter
+	refusals    metric.Int64Counter
 }
 
 func newInstruments(m metric.Meter) (instruments, error) {
@@ -118,6 +126,7 @@ func newInstruments(m metric.Meter) (instruments, error) {
 	in.deadLetters = counter(MetricDeadLetters, "", "Requests dead-lettered, by subject and reason.")
 	in.expired = counter(MetricExpired, "", "Requests not executed because their deadline had passed, by subject.")
 	in.full = counter(MetricClaimFull, "", "Replies not stored because the claim-check bucket was full.")
+	in.refusals = counter(MetricScopeRefusals, "", ScopeRefusalsDescription)
 	if err != nil {
 		return in, err
 	}
@@ -151,8 +160,15 @@ func (in instruments) zero(ctx context.Context, subjects []string) {
 		for _, r := range DeadLetterReasons {
 			in.deadLetters.Add(ctx, 0, metric.WithAttributes(subj, attribute.String("reason", r)))
 		}
+		for _, r := range ScopeReasons {
+			in.refusals.Add(ctx, 0, metric.WithAttributes(subj, attribute.String("reason", r)))
+		}
 	}
 }
+
+// ScopeRefusalsDescription is MetricScopeRefusals' description (the HTTP endpoints count on the
+// same instrument).
+const ScopeRefusalsDescription = "Requests that named something outside their scope, answered as not found, by subject and reason."
 
 // record counts one outcome of a delivery of subject.
 func (in instruments) record(ctx context.Context, subject string, st *state, d time.Duration) {
@@ -181,6 +197,9 @@ func (in instruments) record(ctx context.Context, subject string, st *state, d t
 	}
 	if st.outcome == outcomeExpired {
 		in.expired.Add(ctx, 1, metric.WithAttributes(subj))
+	}
+	if st.refusal != nil {
+		in.refusals.Add(ctx, 1, metric.WithAttributes(subj, attribute.String("reason", st.refusal.Reason)))
 	}
 	if st.outcome == outcomeDeadLetter && st.reason != "" {
 		in.deadLetters.Add(ctx, 1, metric.WithAttributes(subj, attribute.String("reason", st.reason)))

@@ -30,6 +30,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/backoff"
+	"github.com/agentworks/artifact-worker/scope"
 )
 
 // Outcomes, as logged and counted.
@@ -70,7 +71,9 @@ type state struct {
 	claimedOut bool
 	// reason is the dead-letter reason (DeadLetterReasons) when outcome is dead_letter.
 	reason string
-	err    error
+	// refusal: the handler refused something outside the request's scope.
+	refusal *scope.Refusal
+	err     error
 }
 
 type stateKey struct{}

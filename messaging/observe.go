@@ -74,6 +74,12 @@ func (p *Pipeline) observe(h message.HandlerFunc) message.HandlerFunc {
 			level = slog.LevelWarn
 			attrs = append(attrs, slog.String("error", firstLine(st.err.Error())))
 		}
+		if st.refusal != nil {
+			// The caller was told "not found"; the operator learns why.
+			level = slog.LevelWarn
+			attrs = append(attrs, slog.String("scope_refused", st.refusal.Reason), slog.String("scope_refused_ref", st.refusal.Ref),
+				slog.String("scope", m.Metadata.Get(contracts.HeaderScope)))
+		}
 		if sc := span.SpanContext(); sc.IsValid() {
 			attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))
 		}

@@ -58,6 +58,9 @@ type Config struct {
 	// DefaultDeadline is the deadline of a request without contracts.HeaderDeadline, counted from
 	// the time the stream stored it (default contracts.DefaultRequestTimeout).
 	DefaultDeadline time.Duration
+	// RequireScope answers a request without the scope header (contracts.HeaderScope)
+	// invalid_request (REQUIRE_SCOPE).
+	RequireScope bool
 }
 
 func (c *Config) setDefaults() {

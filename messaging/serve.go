@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/internal/gcpace"
+	"github.com/agentworks/artifact-worker/scope"
 )
 
 // serve is the innermost step: process the message and publish the reply. A permanent handler error
@@ -34,6 +36,9 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		if c := m.Metadata.Get(contracts.HeaderClaimCheck); c != "" {
 			hdr.Set(contracts.HeaderClaimCheck, c)
 		}
+		if v, ok := m.Metadata[contracts.HeaderScope]; ok {
+			hdr[contracts.HeaderScope] = strings.Split(v, scopeSeparator)
+		}
 		// process, not Process: an error returned here is answered by finalize, which completes the
 		// reply it sends; only the error reply sent below is completed here.
 		var (
@@ -41,7 +46,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 			key      string
 			recalled *replyRecord
 		)
-		proc := Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h}
+		proc := Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h, RequireScope: p.cfg.RequireScope}
 		if p.deps.Replies != nil {
 			// A request that already ran (asked again, redelivered after a lost ack) is answered with
 			// its recorded reply instead of running again.
@@ -56,6 +61,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 			Subject: subject, Header: hdr, Data: m.Payload, Delivery: deliveryOf(m).count,
 		}, &body)
 		st.bytesIn = out.BytesIn
+		st.refusal = out.Refusal
 		st.claimedIn = out.BytesIn > 0 && hdr.Get(contracts.HeaderClaimCheck) != ""
 		if out.Reply.RequestID != "" {
 			st.requestID = out.Reply.RequestID
@@ -150,6 +156,8 @@ type Processor struct {
 	// recall, when set, is asked before the handler runs whether the request already ran (the
 	// pipeline's reply records); true ends processing with Outcome.Recalled.
 	recall func(ctx context.Context, requestID string, body []byte) (bool, error)
+	// RequireScope makes a request without the scope header (contracts.HeaderScope) invalid.
+	RequireScope bool
 }
 
 // EnvelopeDecoder returns the request_id of a resolved request body. An error (a
@@ -183,6 +191,9 @@ type Outcome struct {
 	BytesIn int
 	// Recalled: the request already ran; its recorded reply answers it (the pipeline only).
 	Recalled bool
+	// Refusal, when not nil, says the handler refused a reference outside the request's scope
+	// (answered as not found).
+	Refusal *scope.Refusal
 }
 
 // Process runs one request through the handler as the pipeline does, without NATS delivery: it
@@ -240,6 +251,11 @@ func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Out
 		return fail(&RequestError{Wire: wire})
 	}
 	out.Reply.RequestID = requestID
+	sc, err := requestScope(m.Header, p.RequireScope)
+	if err != nil {
+		return fail(err)
+	}
+	ctx = scope.With(ctx, sc)
 	if p.recall != nil {
 		found, err := p.recall(ctx, requestID, body)
 		if err != nil {
@@ -251,6 +267,7 @@ func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Out
 		}
 	}
 	result, err := p.Handler(ctx, Request{Subject: m.Subject, RequestID: requestID, Body: body, Delivery: m.Delivery})
+	out.Refusal = scope.Refused(ctx)
 	if err != nil {
 		wire, transient := p.MapError(err)
 		if transient {
@@ -267,6 +284,30 @@ func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Out
 	}
 	out.Reply.OK = true
 	return out, nil
+}
+
+// requestScope reads the request's scope header (contracts.HeaderScope). A malformed header, a
+// repeated one, or (with required) a missing one makes the request poison: invalid_request.
+func requestScope(h nats.Header, required bool) (scope.Scope, error) {
+	var vs []string
+	for k, v := range h {
+		if strings.EqualFold(k, contracts.HeaderScope) {
+			vs = append(vs, v...)
+		}
+	}
+	switch {
+	case len(vs) == 0 && required:
+		return scope.Scope{}, invalidRequest(contracts.HeaderScope, "header %s is required by this worker (REQUIRE_SCOPE): the runtime sets it to what the call may read (*, ws:<workspaceId>, artifact:<prefix>*)", contracts.HeaderScope)
+	case len(vs) == 0:
+		return scope.Unscoped, nil
+	case len(vs) > 1:
+		return scope.Scope{}, invalidRequest(contracts.HeaderScope, "header %s is given %d times; give it once, its entries separated by ','", contracts.HeaderScope, len(vs))
+	}
+	sc, err := scope.Parse(vs[0])
+	if err != nil {
+		return scope.Scope{}, invalidRequest(contracts.HeaderScope, "%s", err.Error())
+	}
+	return sc, nil
 }
 
 // completeError completes an error reply the pipeline builds itself (see ErrorCompleter).

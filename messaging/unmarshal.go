@@ -2,11 +2,18 @@ package messaging
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
 )
+
+// scopeSeparator joins the values of a repeated scope header in the message's metadata: a newline
+// cannot be part of a header value, so the pipeline tells one value from several.
+const scopeSeparator = "\n"
 
 // Metadata keys the unmarshaler adds next to the message's headers. Headers with these names sent
 // by a publisher are dropped, so a caller cannot forge a delivery count.
@@ -20,13 +27,23 @@ const (
 // toMessage turns a JetStream message into a Watermill message. It cannot fail: a message with odd
 // headers still reaches the pipeline, which answers or dead-letters it (watermill-nats' unmarshaler
 // rejects a repeated header key, and its subscriber then crashed on the nil message). Where a header
-// repeats, the first value wins.
+// repeats, the first value wins, except the scope header, whose values are all kept (scopeSeparator).
 func toMessage(msg jetstream.Msg) *message.Message {
 	md := make(message.Metadata, len(msg.Headers())+3)
+	var scopes []string
 	for k, v := range msg.Headers() {
+		if strings.EqualFold(k, contracts.HeaderScope) {
+			// Every value, under any spelling of the name: the pipeline refuses a repeated scope
+			// rather than pick one (scopeValue).
+			scopes = append(scopes, v...)
+			continue
+		}
 		if len(v) > 0 {
 			md[k] = v[0]
 		}
+	}
+	if len(scopes) > 0 {
+		md[contracts.HeaderScope] = strings.Join(scopes, scopeSeparator)
 	}
 	delete(md, mdSubject)
 	delete(md, mdSequence)

@@ -52,6 +52,13 @@ type Config struct {
 	LLMServicesFile string // LLM_SERVICES_FILE; empty: the built-in registry
 	HTTPAddr        string // HTTP_ADDR (default 127.0.0.1:8080)
 	HTTPToken       string // HTTP_TOKEN: bearer token for /artifacts/*
+	// HTTPScope is the scope (the Artifact-Worker-Scope grammar) of /artifacts requests made with
+	// HTTP_TOKEN (default "*"); HTTPTokensFile holds more tokens, one "<token> <scope>" per line.
+	HTTPScope      string // HTTP_SCOPE
+	HTTPTokensFile string // HTTP_TOKENS_FILE
+	// RequireScope answers a NATS request without the Artifact-Worker-Scope header invalid_request,
+	// and requires every /artifacts token to have an explicit scope.
+	RequireScope bool // REQUIRE_SCOPE
 
 	MaxArtifactSize int64 // MAX_ARTIFACT_BYTES (default 20 MB)
 	// ExtractMaxChars and ExtractTimeout bound text extraction (extract_text): characters kept
@@ -238,6 +245,7 @@ func (c Config) Validate() error {
 	if c.ClaimMaxBytes != -1 && c.ClaimMaxBytes < 1<<20 {
 		bad("CLAIM_CHECK_MAX_BYTES", "must be at least 1048576 (1 MiB), or -1 for no limit, got %d", c.ClaimMaxBytes)
 	}
+	validateScopeSettings(c, bad)
 	if !oneOf(c.LogLevel, "debug", "info", "warn", "error") {
 		bad("LOG_LEVEL", "%q is not one of debug, info, warn, error", c.LogLevel)
 	}

@@ -198,6 +198,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		Concurrency:    cfg.Concurrency,
 		DrainTimeout:   cfg.DrainTimeout,
 		HandlerTimeout: cfg.HandlerTimeout,
+		RequireScope:   cfg.RequireScope,
 	}, messaging.Deps{
 		SubConn:       s.subConn,
 		PubConn:       s.pubConn,
@@ -224,7 +225,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return nil
 		}},
 	})
-	api.HandleArtifacts(c.Artifacts, handlers.MapError, cfg.HTTPToken)
+	auth, err := httpAuth(cfg, meter, log)
+	if err != nil {
+		return nil, err
+	}
+	api.HandleArtifacts(c.Artifacts, handlers.MapError, auth)
 	if s.listener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return nil, &SettingError{Settings: "HTTP_ADDR", Err: err} // malformed, in use, not this host's
 	}

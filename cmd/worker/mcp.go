@@ -23,11 +23,12 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
 	"github.com/agentworks/artifact-worker/mcpserver"
+	"github.com/agentworks/artifact-worker/scope"
 	"github.com/agentworks/artifact-worker/service"
 )
 
 const mcpUsage = `usage: worker mcp [--http ADDR [--allow-origin ORIGIN,...]] [--service-id ID | --capabilities LIST]
-                  [--locale zh|en] [--workspace-id ID] [--agent-id ID] [--timeout 60s]
+                  [--locale zh|en] [--workspace-id ID] [--agent-id ID] [--scope SCOPE] [--timeout 60s]
                   [--host claude-desktop|claude-code|unbounded] [--max-result-bytes N]
                   [--content-url URL] [worker settings]
 
@@ -39,13 +40,16 @@ Tool results fit the host (--host, --max-result-bytes): images are reduced furth
 cannot fit becomes a resource link to --content-url's /artifacts/{id}/content (set HTTP_TOKEN as
 the worker has it, and the line next to the link says the endpoint needs it).
 
+--scope is sent with every tool call (Artifact-Worker-Scope): with --scope ws:team-a the host sees
+only workspace team-a's files; anything else is answered as not found.
+
 Over HTTP, MCP_TOKEN (environment only) is the bearer token every request needs; without it
 worker mcp listens only on a loopback address.`
 
 // mcpFlags are the flags of `worker mcp` besides the worker's settings.
 type mcpFlags struct {
 	http, serviceID, capabilities, locale, workspaceID, agentID string
-	host, contentURL, allowOrigin                               string
+	host, contentURL, allowOrigin, scope                        string
 	maxResultBytes                                              int
 	timeout                                                     time.Duration
 }
@@ -56,6 +60,7 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.capabilities, "capabilities", "", "what the model reads, replacing the registry's entry: comma-separated text,vision,file,audio,video (neither this nor --service-id: text only)")
 	fs.StringVar(&f.locale, "locale", contracts.LocaleZH, "language of tool descriptions and messages: zh or en")
 	fs.StringVar(&f.workspaceID, "workspace-id", "", "workspace write_file writes to (empty: write_file is refused)")
+	fs.StringVar(&f.scope, "scope", "", "what this server's tool calls may read (Artifact-Worker-Scope): *, or comma-separated ws:<workspaceId> and artifact:<prefix>* entries, e.g. ws:team-a; empty sends none (the worker's REQUIRE_SCOPE then refuses every call)")
 	fs.StringVar(&f.agentID, "agent-id", "", "agent recorded as the writer of write_file")
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "bound on one tool call")
 	fs.StringVar(&f.host, "host", mcpserver.HostClaudeDesktop, "the MCP host, for the size of tool results: claude-desktop (1,000,000 bytes), claude-code (500,000) or unbounded")
@@ -78,6 +83,15 @@ func (f *mcpFlags) config() (mcpserver.Config, error) {
 			} else {
 				errs = append(errs, fmt.Errorf("--capabilities: %q is not text, vision, file, audio or video", c))
 			}
+		}
+	}
+	if f.scope != "" {
+		sc, err := scope.Parse(f.scope)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("--scope: %w", err))
+		case f.workspaceID != "" && !sc.Workspace(f.workspaceID):
+			errs = append(errs, fmt.Errorf("--scope %q does not hold --workspace-id %s: write_file would always be refused", f.scope, f.workspaceID))
 		}
 	}
 	if f.timeout <= 0 {
@@ -158,7 +172,7 @@ func mcpCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
 		return exitFailure
 	}
-	server := mcpserver.New(timeoutCaller{c, f.timeout}, mcfg)
+	server := mcpserver.New(timeoutCaller{c.WithScope(f.scope), f.timeout}, mcfg)
 	if ln == nil {
 		err = server.Run(ctx, &mcp.StdioTransport{MaxLineLength: -1})
 		if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
