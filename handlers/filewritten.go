@@ -149,7 +149,7 @@ func (h *FileWritten) inline(r contracts.FileWrittenRequest) ([]byte, error) {
 	return nil, nil
 }
 
-// writeFailed maps a storage write failure to the seed's codes; transient failures stay transient.
+// writeFailed maps a storage write failure to the contract's codes (write_failed, unavailable: contracts/README.md); transient failures stay transient.
 func writeFailed(id string, err error) error {
 	switch {
 	case isTransient(err):

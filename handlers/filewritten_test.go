@@ -34,7 +34,7 @@ func (noFiles) Get(context.Context, string, string) (workspace.FileMeta, error) 
 	return workspace.FileMeta{}, workspace.ErrNotFound
 }
 
-// Storage errors on write map to the seed's codes; transient ones stay transient (retried).
+// Storage errors on write map to the contract's codes (write_failed, unavailable); transient ones stay transient (retried).
 func TestFileWrittenStorageErrors(t *testing.T) {
 	cases := []struct {
 		err       error
@@ -53,7 +53,7 @@ func TestFileWrittenStorageErrors(t *testing.T) {
 			t.Errorf("%v: code %s transient %v, want %s %v", c.err, wire.Code, transient, c.code, c.transient)
 		}
 		if c.code == contracts.CodeWriteFailed && wire.Message != "write_failed: "+c.err.Error() {
-			t.Errorf("message = %q, want the seed's write_failed: <reason>", wire.Message)
+			t.Errorf("message = %q, want the contract's write_failed: <reason>", wire.Message)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/messages"
@@ -29,13 +30,17 @@ func CompleteToolError(subject string, body []byte, e *contracts.Error) *contrac
 	}
 	loc, dia := lenientPresentation(body)
 	out := *e
+	if out.Ref == "" && subject == contracts.SubjectGetArtifact {
+		// An error no handler made (expired: the request was never run) names the ref too.
+		out.Ref = lenientRef(body)
+	}
 	sentence := toolErrorSentence(e, loc)
 	text := sentence
 	if subject == contracts.SubjectGetArtifact {
 		if e.Code == contracts.CodeArtifactNotFound {
 			out.Message = sentence
 		}
-		text = artifactErrorText(e.Code, e.Ref, sentence)
+		text = artifactErrorText(e.Code, out.Ref, sentence)
 	}
 	a := routing.AssembleText(text, dia)
 	out.Assembly = &a
@@ -64,6 +69,20 @@ func lenientPresentation(body []byte) (loc, dia string) {
 		dia = contracts.DialectOpenAIChat
 	}
 	return loc, dia
+}
+
+// lenientRef is the ref of a get_artifact request body: "" when the body is unreadable or
+// claim-checked, the ref is not a string, or it is longer than contracts.MaxRefLen or not UTF-8
+// (what get_artifact itself would refuse to echo).
+func lenientRef(body []byte) string {
+	var r struct {
+		Ref json.RawMessage `json:"ref"`
+	}
+	var ref string
+	if json.Unmarshal(body, &r) != nil || json.Unmarshal(r.Ref, &ref) != nil || len(ref) > contracts.MaxRefLen || !utf8.ValidString(ref) {
+		return ""
+	}
+	return ref
 }
 
 // artifactErrorText is the routing design's error object for get_artifact, as the model reads it.

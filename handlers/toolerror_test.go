@@ -21,6 +21,12 @@ func TestCompleteToolError(t *testing.T) {
 		{"html characters are not escaped", contracts.SubjectGetArtifact, `{"locale":"en"}`,
 			&contracts.Error{Code: contracts.CodeInvalidArtifactID, Message: "bad", Ref: "a<b>&c"},
 			"bad", "openai-chat", `"{\"error\":\"invalid_artifact_id\",\"ref\":\"a<b>&c\",\"message\":\"The artifact identifier is invalid\"}"`},
+		{"expired (no handler ran): the ref from the body", contracts.SubjectGetArtifact, `{"ref":"artifact:late","locale":"en"}`,
+			&contracts.Error{Code: contracts.CodeExpired, Message: "the request's deadline passed"},
+			"the request's deadline passed", "openai-chat", `"{\"error\":\"expired\",\"ref\":\"artifact:late\",\"message\":\"The request passed its deadline and was not run\"}"`},
+		{"expired, claim-checked body: no ref", contracts.SubjectGetArtifact, ``,
+			&contracts.Error{Code: contracts.CodeExpired, Message: "m"},
+			"m", "openai-chat", `"{\"error\":\"expired\",\"message\":\"请求已超过截止时间，未执行\"}"`},
 		{"unknown code is named", contracts.SubjectGetHistoryImage, `{"locale":"en"}`, &contracts.Error{Code: "brand_new", Message: "m"},
 			"m", "openai-chat", `"The tool call failed (brand_new)"`},
 	}

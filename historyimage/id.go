@@ -7,7 +7,7 @@ const (
 	idPrefix = "history_"
 	// keyPrefix prefixes every cache key and object name; the rest is the hash.
 	keyPrefix = "history_image_"
-	// minIDLen is the seed's lower bound on an image id; maxIDLen is the length of an MD5 in hex.
+	// minIDLen is the design's lower bound on an image id (docs/design.md, "Errors"); maxIDLen is the length of an MD5 in hex.
 	minIDLen = 8
 	maxIDLen = 32
 )
@@ -23,7 +23,7 @@ func FilePlaceholder(md5 string) string { return "[File:" + idPrefix + md5 + "]"
 // NormalizeID turns what a model or a caller passes as an image id into the bare lower-case hex hash
 // used as cache key. It accepts "0123abcd...", "history_0123abcd..." and the whole placeholder
 // "[Picture:history_0123abcd...]" or "[File:history_0123abcd...]", with surrounding spaces. The id must then be 8 to 32 hex digits
-// (the seed rejects fewer than 8; more than 32 cannot be an MD5); anything else is ErrInvalidImageID.
+// (the design rejects fewer than 8; more than 32 cannot be an MD5); anything else is ErrInvalidImageID.
 // Upper-case hex is accepted and lower-cased, since hashes are stored in lower case.
 func NormalizeID(s string) (string, error) {
 	s = strings.TrimSpace(s)

@@ -19,7 +19,7 @@ func TestNormalizeID(t *testing.T) {
 		{in: "[Picture:history_" + md5 + "]", want: md5},
 		{in: "  history_" + md5 + "\n", want: md5},
 		{in: "0123456789ABCDEF0123456789ABCDEF", want: md5},
-		{in: "deadbeef", want: "deadbeef"},         // the seed's minimum of 8
+		{in: "deadbeef", want: "deadbeef"},         // the design's minimum of 8
 		{in: "history_deadbeef", want: "deadbeef"}, // prefix not counted
 		{in: "deadbee", wantErr: historyimage.ErrInvalidImageID},
 		{in: "history_", wantErr: historyimage.ErrInvalidImageID},

@@ -32,7 +32,7 @@ func expand(tmpl string) string {
 	).Replace(tmpl)
 }
 
-// The seed's example: system, human (text + image A), ai, human (text + image B), ai. Image A of the
+// The history-image example of the design (docs/design.md, "History images"): system, human (text + image A), ai, human (text + image B), ai. Image A of the
 // older human turn is moved to the cache; the last human turn is kept whole; the placeholder resolves
 // through the JetStream cache to the same bytes.
 func TestPreprocessSeedExample(t *testing.T) {

@@ -5,8 +5,11 @@
 //     retention with a max age (default 24 h) so requests stay replayable;
 //   - one durable pull consumer per subject (ConsumerName), shared by every replica, so each
 //     request is handled by one replica;
-//   - a dead-letter stream (default WORKER_DEADLETTER) capturing deadletter.>;
-//   - the claim-check Object Store bucket (package claimcheck).
+//   - a dead-letter stream (default WORKER_DEADLETTER) capturing deadletter.>.
+//
+// The buckets the pipeline uses are created beside it, not by EnsureTopology: EnsureReplies
+// creates the KV bucket of recorded replies (WORKER_REPLIES), and the claim-check Object Store
+// bucket is package claimcheck's (claimcheck.EnsureConfig, called by service.New).
 //
 // Delivery: a message is acked only after its reply was published (or, for a failure that cannot
 // succeed, after the error reply and the dead letter were published). A transient failure is retried

@@ -53,7 +53,7 @@ func md5hex(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// The seed's example: a conversation with two image turns. The older one's image is replaced by a
+// The example of docs/design.md ("History images"): a conversation with two image turns. The older one's image is replaced by a
 // placeholder and cached; the last human turn keeps its image; the placeholder resolves to the bytes.
 func TestPreprocessAndGetHistoryImage(t *testing.T) {
 	w := startWorker(t)
@@ -129,7 +129,7 @@ func TestPreprocessAndGetHistoryImage(t *testing.T) {
 			}
 		}
 	})
-	t.Run("errors carry the seed's messages", func(t *testing.T) {
+	t.Run("errors carry the catalogue's messages", func(t *testing.T) {
 		cases := []struct{ id, locale, code, msg string }{
 			{"abc", "", contracts.CodeInvalidImageID, "无效的图片标识符"},
 			{"history_zzzzzzzzzz", "en", contracts.CodeInvalidImageID, "Invalid image identifier"},

@@ -11,8 +11,8 @@
 //	id, _ := EncodeID("ws1", `src\main.go`) // "ws:ws1:c3JjL21haW4uZ28"
 //	ws, p, _ := DecodeID(id)                 // "ws1", "src/main.go"
 //
-// IsWorkspaceID tells a workspace reference from an artifact reference by its prefix only; DecodeID
-// validates, never panics, and applies CleanPath to the decoded path, so an ID cannot smuggle "../"
+// A reference is a workspace reference when it starts with IDPrefix ("ws:"), told from an artifact
+// reference by that prefix only; DecodeID validates, never panics, and applies CleanPath to the decoded path, so an ID cannot smuggle "../"
 // into another workspace.
 //
 // # Paths
