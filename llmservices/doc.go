@@ -23,8 +23,14 @@
 // (a runtime's own settings kept beside each model) do not stop loading: Warnings names them.
 //
 // Names are resolved as runtimes write them (names.go: provider prefixes, regions and inference
-// profiles, Bedrock and Vertex versions, dated snapshots, -latest, gateway variants, case); the
-// most specific known entry wins and Resolve says how it was reached. Anything that cannot be
+// profiles, Bedrock ARNs and versions, Vertex versions, dated snapshots, -latest, quantisation
+// suffixes, gateway variants, case; local.go: Ollama tags and Hugging Face ids through the
+// curated family table); the most specific known entry wins and Resolve says how it was reached.
+// One-word ids ("auto", "small") match only as written. An entry with "like": NAME takes the
+// facts of the entry NAME resolves to (an Azure deployment, an application inference profile)
+// and overrides what it lists itself. A catalogue's "hosts" table names the provider each first
+// path segment stands for, and what a text-only host takes; an entry's "byHost" what a serving
+// provider's own records say it reads there. Anything that cannot be
 // resolved — an unknown name, a nil registry — is text only: a description is always safer than
 // a part the model's API rejects. Decide gives the decision as a get_artifact reply carries it.
 //

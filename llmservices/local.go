@@ -73,15 +73,42 @@ func (r *Registry) ollama(name string, prefixed bool, t *trace) (*entry, string,
 	forms = append(forms, "ollama/"+family)
 	for _, key := range forms {
 		e, ok := r.byKey[key]
-		if !ok && key != forms[len(forms)-1] {
-			continue // a size the table does not list: no need to say it was tried
-		}
-		t.rule("Ollama tag (family table)", key)
 		if ok {
+			t.rule("Ollama tag (family table)", key)
 			return e, key, true
 		}
 	}
+	if had { // said to be Ollama's: say what the table was asked
+		t.rule("Ollama tag (family table)", forms[len(forms)-1])
+	}
 	return nil, "", false
+}
+
+// ollamaTag reports whether a bare name is written as an Ollama tag, "family:tag", which the
+// family table decides before the catalogue (models.dev lists some tags under Ollama's cloud):
+// one colon, no path, and not "provider:model" (a known provider before a tag that starts with a
+// letter: "mistral:pixtral-large-latest"; "mistral:7b" is a tag).
+func ollamaTag(name string, w *walker) bool {
+	family, tag, ok := strings.Cut(name, ":")
+	if !ok || family == "" || tag == "" || strings.ContainsAny(name, "/@ ") || strings.Contains(tag, ":") {
+		return false
+	}
+	if bedrockVersion(name, true) > 0 {
+		return false // "anthropic.claude-...-v1:0"
+	}
+	return w.host(family) == "" || isDigit(tag[0])
+}
+
+// localHost is the host of a family table entry reached without one: "ollama" by its own id,
+// "vllm" by a Hugging Face alias ("openbmb/minicpm-v-2_6"); "" for any other entry.
+func localHost(e *entry, key string) string {
+	switch {
+	case !isLocal(e):
+		return ""
+	case strings.HasPrefix(key, "ollama/"):
+		return "ollama"
+	}
+	return "vllm"
 }
 
 // huggingFace resolves a Hugging Face id by organisation and model name: the entry, the provider

@@ -88,8 +88,18 @@ func (r *Registry) find(name string, t *trace) (*entry, string, string) {
 	if e, key, ok := r.ollama(original, true, t); ok {
 		return e, "ollama", key
 	}
+	if ollamaTag(original, &w) {
+		if e, key, ok := r.ollama(original, false, t); ok {
+			return e, "ollama", key
+		}
+	}
 	if e, ok := r.byKey[w.s]; ok {
-		return e, e.servedBy, w.s
+		// A full id with its provider ("perplexity/sonar", "openrouter/auto") names its host.
+		seg, _, _ := strings.Cut(w.s, "/")
+		if seg == w.s || isLocal(e) {
+			seg = ""
+		}
+		return e, cmp.Or(e.servedBy, localHost(e, w.s), w.host(seg)), w.s
 	}
 	for {
 		if !w.spelling() && !w.version() {
@@ -97,7 +107,7 @@ func (r *Registry) find(name string, t *trace) (*entry, string, string) {
 		}
 		t.rule(w.ruleText(), w.s)
 		if e, ok := r.byKey[w.s]; ok && !oneWord(w.s) {
-			return e, cmp.Or(w.servedBy(), e.servedBy), w.s
+			return e, cmp.Or(w.servedBy(), e.servedBy, localHost(e, w.s)), w.s
 		}
 	}
 	if e, key, ok := r.ollama(original, false, t); ok {
