@@ -39,14 +39,17 @@ var ErrExpired = errors.New("client: request expired before a worker started it"
 
 // Client sends requests to the worker.
 type Client struct {
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	claims *claimcheck.Store
-	scope  string // sent as contracts.HeaderScope unless the call's context has one (WithScope)
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	claims  *claimcheck.Store
+	scope   string // sent as contracts.HeaderScope unless the call's context has one (WithScope)
+	replies *replies
 }
 
 // New returns a client on nc. It uses the worker's claim-check bucket as it is (creating it with the
-// default TTL only if no worker made it yet) and accepts claim-checked replies of any size.
+// default TTL only if no worker made it yet) and accepts claim-checked replies of any size. Its
+// replies arrive on one subscription, "<inbox>.*", made here, before the first request; Close
+// removes it.
 func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -56,8 +59,16 @@ func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{nc: nc, js: js, claims: claims.Limit(math.MaxInt64)}, nil
+	r, err := newReplies(nc)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{nc: nc, js: js, claims: claims.Limit(math.MaxInt64), replies: r}, nil
 }
+
+// Close removes the client's reply subscription (the connection stays open: the client does not
+// own it). Calls in progress get no reply after it.
+func (c *Client) Close() error { return c.replies.sub.Unsubscribe() }
 
 // CallRaw publishes body (a JSON request) on subject and returns the reply body, claim check
 // resolved (and the claimed reply deleted from the bucket once read). The request_id of body becomes the Nats-Msg-Id, so the request is stored once however
@@ -76,12 +87,9 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 	var env contracts.Envelope
 	_ = json.Unmarshal(body, &env) // the worker answers malformed bodies with invalid_request
 
-	inbox := c.nc.NewInbox()
-	sub, err := c.nc.SubscribeSync(inbox)
-	if err != nil {
-		return nil, fmt.Errorf("client: subscribe %s: %w", inbox, err)
-	}
-	defer sub.Unsubscribe() //nolint:errcheck // best effort
+	// The reply comes on the client's one reply subscription, under a token of this call's.
+	inbox, replies, done := c.replies.open()
+	defer done()
 
 	hdr := nats.Header{}
 	hdr.Set(contracts.HeaderReplyTo, inbox)
@@ -107,18 +115,19 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 	quiet := replyQuiet
 	askAt := time.Now().Add(quiet)
 	for asked := 0; ; {
-		wait, cancel := context.WithTimeout(ctx, reconnectCheck)
-		reply, err := sub.NextMsgWithContext(wait)
-		cancel()
-		if err == nil {
+		check := time.NewTimer(reconnectCheck)
+		select {
+		case reply := <-replies:
+			check.Stop()
 			return c.resolve(ctx, reply)
-		}
-		if ctx.Err() != nil {
+		case <-ctx.Done():
+			check.Stop()
 			return nil, &CallError{Subject: subject, RequestID: env.RequestID, Stage: StageReply, Stored: true, StreamSeq: ack.Sequence,
 				Attempts: attempts, Err: ctx.Err()}
+		case <-check.C:
 		}
-		if !errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("client: wait for reply: %w", err)
+		if !c.replies.sub.IsValid() {
+			return nil, fmt.Errorf("client: wait for reply: %w", nats.ErrBadSubscription)
 		}
 		// A reply published while this connection was reconnecting is lost (core NATS): ask again,
 		// once per reconnect, under a new Nats-Msg-Id (the stream drops a repeated one). So is one

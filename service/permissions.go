@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
@@ -25,8 +26,17 @@ type Permission struct {
 	Publish bool
 	// Subject as granted, e.g. "$KV.WORKSPACE_FILES.>".
 	Subject string
-	// probes are the subjects under Subject the worker uses, tried at start-up.
-	probes []string
+	// probes are the subjects under Subject the worker uses, with their real tokens, tried at
+	// start-up: a grant narrowed below one of them is refused as a missing one is.
+	probes []probe
+}
+
+// probe is one subject tried at start-up: published with body (nil: empty), or subscribed to in
+// queue (empty: a plain subscription).
+type probe struct {
+	subject string
+	body    []byte
+	queue   string
 }
 
 func (p Permission) String() string {
@@ -36,41 +46,105 @@ func (p Permission) String() string {
 	return "subscribe " + strconv.Quote(p.Subject)
 }
 
+// apiProbeBody is the body of every JetStream API probe: JSON the server cannot parse, so each
+// request is answered with an error and does nothing (a purge of nothing, no consumer created, no
+// message pulled).
+var apiProbeBody = []byte(`{"permission_probe":`)
+
+// ackProbeBody is the body of the ack probes: no ack, nak, heartbeat or term, which the consumer
+// ignores.
+var ackProbeBody = []byte("permission-probe")
+
 // WorkerPermissions are the permissions the worker's user needs: publish and subscribe subjects of the
 // JetStream API, acks, flow control, its KV buckets and object stores, dead letters, the request
 // subjects (the plain request/reply front stores requests there), replies on _INBOX.>, the
-// max-deliveries advisory and the micro service.
+// max-deliveries advisory and the micro service. Each is proven by the subjects the worker really
+// uses under it: the API calls on its streams, consumers and buckets by name, the acks of each
+// consumer, KV keys and object chunks and metadata shaped as the worker writes them.
 func WorkerPermissions() []Permission {
-	pub := func(subject string, probes ...string) Permission {
+	pub := func(subject string, probes ...probe) Permission {
 		return Permission{Publish: true, Subject: subject, probes: probes}
 	}
-	sub := func(subject string, probes ...string) Permission {
+	sub := func(subject string, probes ...probe) Permission {
 		return Permission{Subject: subject, probes: probes}
 	}
-	const probe = "permission-probe"
-	stream := messaging.DefaultStream
-	perms := []Permission{
-		pub("$JS.API.>", "$JS.API.INFO"),
-		pub("$JS.ACK."+stream+".>", "$JS.ACK."+stream+".permission_probe.1.1.1.0.0"),
-		pub("$JS.FC.>", "$JS.FC."+probe),
-		pub("$KV."+workspace.DefaultMetaBucket+".>", "$KV."+workspace.DefaultMetaBucket+"."+probe),
-		pub("$KV."+historyimage.DefaultKVBucket+".>", "$KV."+historyimage.DefaultKVBucket+"."+probe),
-		pub("$KV."+contracts.ReplyBucket+".>", "$KV."+contracts.ReplyBucket+"."+probe),
-		pub("$O."+contracts.ClaimCheckBucket+".>", "$O."+contracts.ClaimCheckBucket+".C."+probe),
-		pub("$O."+historyimage.DefaultObjectBucket+".>", "$O."+historyimage.DefaultObjectBucket+".C."+probe),
-		pub(contracts.DeadLetterPrefix+">", contracts.DeadLetterPrefix+probe),
+	plain := func(subjects ...string) []probe {
+		var out []probe
+		for _, s := range subjects {
+			out = append(out, probe{subject: s})
+		}
+		return out
 	}
-	var endpoints []string
+	hex64 := strings.Repeat("0123456789abcdef", 4) // a sha256 in hex, as KV keys carry it
+	id := nats.NewInbox()[len("_INBOX."):]         // a NUID, as object chunks and inboxes carry it
+	stream := messaging.DefaultStream
+	claims := contracts.ClaimCheckBucket
+	blobs := historyimage.DefaultObjectBucket
+	objName := func(name string) string { return base64.URLEncoding.EncodeToString([]byte(name)) }
+	kvKeys := map[string]string{
+		workspace.DefaultMetaBucket:  "$KV." + workspace.DefaultMetaBucket + ".permission-probe." + hex64,
+		historyimage.DefaultKVBucket: "$KV." + historyimage.DefaultKVBucket + ".history_image_" + hex64[:32],
+		contracts.ReplyBucket:        "$KV." + contracts.ReplyBucket + "." + hex64,
+	}
+
+	api := []string{"$JS.API.INFO", "$JS.API.STREAM.INFO." + stream, "$JS.API.STREAM.MSG.GET." + stream}
+	var acks []probe
 	for _, s := range contracts.RequestSubjects {
-		perms = append(perms, pub(s, s))
-		endpoints = append(endpoints, contracts.RequestReplySubject(s))
+		c := messaging.ConsumerName(s)
+		api = append(api, "$JS.API.CONSUMER.INFO."+stream+"."+c, "$JS.API.CONSUMER.MSG.NEXT."+stream+"."+c)
+		acks = append(acks, probe{subject: "$JS.ACK." + stream + "." + c + ".1.1.1.1.0", body: ackProbeBody})
+	}
+	for _, bucket := range []string{workspace.DefaultMetaBucket, historyimage.DefaultKVBucket, contracts.ReplyBucket} {
+		api = append(api, "$JS.API.STREAM.INFO.KV_"+bucket, "$JS.API.DIRECT.GET.KV_"+bucket+"."+kvKeys[bucket])
+	}
+	for _, bucket := range []string{claims, blobs} {
+		meta := "$O." + bucket + ".M." + objName("claim_"+hex64[:32])
+		api = append(api, "$JS.API.STREAM.INFO.OBJ_"+bucket, "$JS.API.DIRECT.GET.OBJ_"+bucket+"."+meta,
+			"$JS.API.CONSUMER.CREATE.OBJ_"+bucket+"."+id+".$O."+bucket+".C."+id,
+			"$JS.API.CONSUMER.DELETE.OBJ_"+bucket+"."+id)
+	}
+	var apiProbes []probe
+	for _, s := range api {
+		apiProbes = append(apiProbes, probe{subject: s, body: apiProbeBody})
+	}
+	for _, bucket := range []string{claims, blobs} {
+		// A purge of a chunk subject nobody wrote (valid on every server version: nothing is purged).
+		apiProbes = append(apiProbes, probe{subject: "$JS.API.STREAM.PURGE.OBJ_" + bucket, body: []byte(`{"filter":"$O.` + bucket + `.C.` + id + `"}`)})
+	}
+	objProbes := func(bucket string) []probe {
+		return plain("$O."+bucket+".C."+id, "$O."+bucket+".M."+objName("claim_"+hex64[:32]))
+	}
+	perms := []Permission{
+		pub("$JS.API.>", apiProbes...),
+		pub("$JS.ACK."+stream+".>", acks...),
+		pub("$JS.FC.>", plain("$JS.FC.OBJ_"+claims+"."+id+".1", "$JS.FC.OBJ_"+blobs+"."+id+".1")...),
+		pub("$KV."+workspace.DefaultMetaBucket+".>", plain(kvKeys[workspace.DefaultMetaBucket])...),
+		pub("$KV."+historyimage.DefaultKVBucket+".>", plain(kvKeys[historyimage.DefaultKVBucket])...),
+		pub("$KV."+contracts.ReplyBucket+".>", plain(kvKeys[contracts.ReplyBucket])...),
+		pub("$O."+claims+".>", objProbes(claims)...),
+		pub("$O."+blobs+".>", objProbes(blobs)...),
+	}
+	var deadLetters, endpoints []probe
+	for _, s := range contracts.RequestSubjects {
+		deadLetters = append(deadLetters, probe{subject: contracts.DeadLetterPrefix + s})
+		endpoints = append(endpoints, probe{subject: contracts.RequestReplySubject(s), queue: contracts.ServiceName})
+	}
+	perms = append(perms, pub(contracts.DeadLetterPrefix+">", deadLetters...))
+	for _, s := range contracts.RequestSubjects {
+		perms = append(perms, pub(s, probe{subject: s}))
+	}
+	var srv []string
+	for _, verb := range []string{"PING", "INFO", "STATS"} {
+		srv = append(srv, "$SRV."+verb, "$SRV."+verb+"."+contracts.ServiceName, "$SRV."+verb+"."+contracts.ServiceName+"."+id)
 	}
 	return append(perms,
-		pub("_INBOX.>", "_INBOX."+probe),
-		sub("_INBOX.>", "_INBOX."+probe),
-		sub("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+stream+".*", "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+stream+".*"),
+		// Replies go to callers' inboxes, "_INBOX.<nuid>.<token>"; the worker's own JetStream
+		// requests wait on "_INBOX.<nuid>.*" (nats.go's one reply subscription).
+		pub("_INBOX.>", plain("_INBOX."+id+"."+id)...),
+		sub("_INBOX.>", plain("_INBOX."+id+".*")...),
+		sub("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+stream+".*", plain("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+stream+".*")...),
 		sub(contracts.RequestReplyPrefix+">", endpoints...),
-		sub("$SRV.>", "$SRV.PING", "$SRV.INFO."+contracts.ServiceName, "$SRV.STATS."+contracts.ServiceName),
+		sub("$SRV.>", plain(srv...)...),
 	)
 }
 
@@ -85,8 +159,8 @@ func WorkerPermissions() []Permission {
 func provePermissions(ctx context.Context, nc *nats.Conn, perms []Permission) error {
 	var missing []string
 	for _, p := range perms {
-		for _, subject := range p.probes {
-			refused, err := refuses(ctx, nc, p.Publish, subject)
+		for _, pr := range p.probes {
+			refused, err := refuses(ctx, nc, p.Publish, pr)
 			if err != nil {
 				return fmt.Errorf("checking the NATS permissions (%s): %w", p, err)
 			}
@@ -106,18 +180,19 @@ func provePermissions(ctx context.Context, nc *nats.Conn, perms []Permission) er
 // refuses reports whether the server refuses publishing (or subscribing) to subject: it answers a
 // refusal with -ERR before the PONG of the next flush, and nats.go records it as the connection's
 // last error.
-func refuses(ctx context.Context, nc *nats.Conn, publish bool, subject string) (bool, error) {
+func refuses(ctx context.Context, nc *nats.Conn, publish bool, pr probe) (bool, error) {
 	var what string
+	subject := pr.subject
 	if publish {
 		what = "Publish to \"" + subject + "\""
-		msg := &nats.Msg{Subject: subject, Reply: nc.NewInbox(), Header: nats.Header{}}
+		msg := &nats.Msg{Subject: subject, Reply: nc.NewInbox(), Header: nats.Header{}, Data: pr.body}
 		msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(math.MaxUint64, 10))
 		if err := nc.PublishMsg(msg); err != nil {
 			return false, err
 		}
 	} else {
 		what = "Subscription to \"" + subject + "\""
-		sub, err := nc.SubscribeSync(subject)
+		sub, err := nc.QueueSubscribeSync(subject, pr.queue)
 		if err != nil {
 			return false, err
 		}

@@ -163,6 +163,18 @@ export class WorkerClient {
     this.ownsConnection = false;
     this.claimsPromise = null;
     this.lastMaxPayload = nc.info?.max_payload;
+    // Replies come on one subscription, `<inbox>.*`, made here before the first request (as nats.js
+    // requests do): each call's reply subject is a token under it. A subscription per call would put
+    // the server's interest in flight with each request, and in a cluster a reply published before
+    // that interest crossed the route is dropped.
+    this.inboxPrefix = createInbox() + ".";
+    /** @type {Map<string, (msg: any) => void>} calls waiting, by reply token */
+    this.waiting = new Map();
+    this.replySub = nc.subscribe(this.inboxPrefix + "*", {
+      callback: (_err, msg) => {
+        if (msg) this.waiting.get(msg.subject.slice(this.inboxPrefix.length))?.(msg);
+      },
+    });
     /** Reconnects of nc seen so far (a call asks again after one: a reply sent meanwhile is lost). */
     this.reconnects = 0;
     (async () => {
@@ -188,8 +200,9 @@ export class WorkerClient {
     return this.lastMaxPayload ?? 1024 * 1024;
   }
 
-  /** Closes the connection if this client opened it. */
+  /** Removes the reply subscription, and closes the connection if this client opened it. */
   async close() {
+    if (!this.nc.isClosed()) this.replySub.unsubscribe();
     if (this.ownsConnection) await this.nc.close();
   }
 
@@ -251,10 +264,12 @@ export class WorkerClient {
     const requestId = opts.requestId ?? requestIdOf(body);
     const deadline = Date.now() + timeoutMs;
     const store = new StoreRetry({ subject, requestId, timeoutMs, deadline, attemptMs: this.storeAttemptTimeout });
-    const inbox = createInbox();
+    // The reply comes on the client's reply subscription, under this call's token.
+    const token = randomHex(12);
+    const inbox = this.inboxPrefix + token;
     let gotReply;
     const reply = new Promise((resolve) => { gotReply = resolve; });
-    const sub = this.nc.subscribe(inbox, { max: 1, callback: (_err, msg) => gotReply(msg) });
+    this.waiting.set(token, (msg) => gotReply(msg));
     // Stores the request under msgId: the claim-checked body first when it is too large for one message.
     const storeRequest = async (msgId) => {
       const h = headers();
@@ -310,7 +325,7 @@ export class WorkerClient {
         }
       }
     } finally {
-      sub.unsubscribe();
+      this.waiting.delete(token);
     }
   }
 

@@ -9,7 +9,7 @@ import base64
 import json
 import secrets
 from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any, Callable, Mapping, Optional, Tuple
 
 import nats
 import nats.errors
@@ -122,6 +122,14 @@ class WorkerClient:
         self.store_attempt_timeout = store_attempt_timeout
         self._owns_connection = False
         self._claims = None
+        # Replies come on one subscription, ``<inbox>.*``, made before the first request (as
+        # nats-py's own requests do): each call's reply subject is a token under it. A subscription
+        # per call would put the server's interest in flight with each request, and in a cluster a
+        # reply published before that interest crossed the route is dropped.
+        self._inbox_prefix = nc.new_inbox() + "."
+        self._waiting: dict = {}  # reply token -> the call's asyncio.Queue
+        self._reply_sub: Any = None
+        self._reply_sub_lock = asyncio.Lock()
 
     @classmethod
     async def connect(cls, servers: Any = "nats://127.0.0.1:4222", **options: Any) -> "WorkerClient":
@@ -141,9 +149,34 @@ class WorkerClient:
         return client
 
     async def close(self) -> None:
-        """Closes the connection if this client opened it."""
+        """Removes the reply subscription, and closes the connection if this client opened it."""
+        if self._reply_sub is not None and not self.nc.is_closed:
+            try:
+                await self._reply_sub.unsubscribe()
+            except nats.errors.Error:
+                pass
+            self._reply_sub = None
         if self._owns_connection and not self.nc.is_closed:
             await self.nc.close()
+
+    async def _reply_inbox(self) -> Tuple[str, "asyncio.Queue[Any]", Callable[[], None]]:
+        """A new reply subject under the client's reply subscription (made on the first call), the
+        queue its replies arrive on, and the function that stops routing them."""
+        if self._reply_sub is None:
+            async with self._reply_sub_lock:
+                if self._reply_sub is None:
+                    prefix = self._inbox_prefix
+
+                    async def route(msg: Any) -> None:
+                        queue = self._waiting.get(msg.subject[len(prefix):])
+                        if queue is not None:
+                            queue.put_nowait(msg)
+
+                    self._reply_sub = await self.nc.subscribe(prefix + "*", cb=route)
+        token = secrets.token_hex(12)
+        queue: asyncio.Queue = asyncio.Queue()
+        self._waiting[token] = queue
+        return self._inbox_prefix + token, queue, lambda: self._waiting.pop(token, None)
 
     async def __aenter__(self) -> "WorkerClient":
         return self
@@ -298,14 +331,8 @@ class _Call:
         self.ask_at = self.loop.time() + self.quiet
 
     async def run(self, body: bytes, extra: Mapping[str, str]) -> bytes:
-        nc = self.c.nc
-        inbox = nc.new_inbox()
-        replies: asyncio.Queue = asyncio.Queue()
-
-        async def on_reply(msg: Any) -> None:
-            replies.put_nowait(msg)
-
-        sub = await nc.subscribe(inbox, cb=on_reply)
+        # The reply comes on the client's reply subscription, under this call's token.
+        inbox, replies, done = await self.c._reply_inbox()
         try:
             headers = {k: v for k, v in extra.items() if k not in _OWN_HEADERS}
             headers[HEADER_DEADLINE] = deadline_header(self.wall_deadline)
@@ -326,10 +353,7 @@ class _Call:
                 raise err
             return await self._resolve(msg)
         finally:
-            try:
-                await sub.unsubscribe()
-            except nats.errors.Error:
-                pass
+            done()
 
     async def _resolve(self, msg: Any) -> bytes:
         """The reply's body, a claim-checked one read from the bucket: tried again until the

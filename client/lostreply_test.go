@@ -1,0 +1,119 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/claimcheck"
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
+	"github.com/agentworks/artifact-worker/messaging"
+)
+
+// gatedDialer dials normally while open, and fails while closed: a connection that lost its server
+// stays away (reconnecting) until the test opens the gate.
+type gatedDialer struct{ closed atomic.Bool }
+
+func (d *gatedDialer) Dial(network, address string) (net.Conn, error) {
+	if d.closed.Load() {
+		return nil, errors.New("gate closed")
+	}
+	return net.Dial(network, address)
+}
+
+// A reply lost while the caller's connection resubscribes (it reconnected while the worker
+// answered: the server had no interest in the reply subject, and dropped it) is asked for again by
+// the client, and the worker answers the ask from the reply it recorded: the call succeeds and the
+// handler ran once.
+func TestReplyLostWhileResubscribingIsAnsweredWithoutASecondExecution(t *testing.T) {
+	s := natstest.Start(t)
+	ctx := context.Background()
+	dialer := &gatedDialer{}
+	nc := natstest.Connect(t, s, nats.SetCustomDialer(dialer), nats.ReconnectWait(20*time.Millisecond), nats.MaxReconnects(-1))
+	js, _ := jetstream.New(nc)
+	topo, err := messaging.EnsureTopology(ctx, js, messaging.Topology{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := claimcheck.Ensure(ctx, js, time.Hour, nc.MaxPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies, err := messaging.EnsureReplies(ctx, js, messaging.ReplyConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+
+	var runs atomic.Int32
+	handler := func(ctx context.Context, req messaging.Request) (any, error) {
+		if runs.Add(1) == 1 {
+			// The caller's connection drops now and stays away until the reply was sent.
+			dialer.closed.Store(true)
+			nc.ForceReconnect()
+			for nc.IsConnected() {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		return map[string]string{"answer": req.RequestID}, nil
+	}
+	p, err := messaging.New(messaging.Config{Topology: topo}, messaging.Deps{
+		SubConn: natstest.Connect(t, s), PubConn: natstest.Connect(t, s), Claims: claims, Replies: replies,
+		MapError: func(err error) (*contracts.Error, bool) {
+			return &contracts.Error{Code: contracts.CodeInternal, Message: err.Error()}, false
+		},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}, map[string]messaging.Handler{contracts.SubjectMetadata: handler})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.Run(ctx) }()
+	t.Cleanup(func() { _ = p.Shutdown(context.Background()) })
+
+	// Once the worker answered (and acked) the request, the caller's connection comes back.
+	go func() {
+		admin := natstest.Connect(t, s)
+		ajs, _ := jetstream.New(admin)
+		for {
+			cons, err := ajs.Consumer(ctx, messaging.DefaultStream, messaging.ConsumerName(contracts.SubjectMetadata))
+			if err == nil && cons.CachedInfo().AckFloor.Stream >= 1 {
+				dialer.closed.Store(false)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var got struct{ Answer string }
+	if err := c.Call(cctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "lost-in-resubscribe", ID: "x"}, &got); err != nil {
+		t.Fatalf("call whose reply was lost while it resubscribed: %v", err)
+	}
+	if got.Answer != "lost-in-resubscribe" {
+		t.Fatalf("answer %+v", got)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("the handler ran %d times, want once: the ask again must be answered from the recorded reply", n)
+	}
+	st, err := js.Stream(ctx, messaging.DefaultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := st.CachedInfo().State.Msgs; n != 2 {
+		t.Fatalf("%d requests stored, want 2: the request and the one asked again", n)
+	}
+}
