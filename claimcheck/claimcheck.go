@@ -51,7 +51,7 @@ var ErrFull = errors.New("claim check: bucket " + contracts.ClaimCheckBucket + "
 const DefaultMaxBody = 64 << 20
 
 // headroom is kept free for headers and protocol overhead when deciding whether a body fits.
-const headroom = 16 * 1024
+const headroom = contracts.Headroom
 
 // DefaultTTL is how long claimed bodies nobody deletes are kept.
 const DefaultTTL = time.Hour

@@ -73,7 +73,7 @@ func TurnWith(results []ToolResult, opts TurnOptions) ([]json.RawMessage, error)
 	}
 	dialect := results[0].Assembly.Dialect
 	if dialect == "" {
-		dialect = contracts.DialectOpenAIChat
+		dialect = contracts.DefaultDialect
 	}
 	d, ok := dialects.Lookup(dialect)
 	if !ok {

@@ -17,6 +17,10 @@ const (
 	DialectLangChainJS     = "langchain-js"     // LangChain.js ToolMessage, standard content blocks (data, mimeType)
 )
 
+// DefaultDialect is the dialect of a request that names none: OpenAI Chat Completions, the shape
+// the design documents' runtime writes.
+const DefaultDialect = DialectOpenAIChat
+
 // Dialects lists every dialect, the default (openai-chat) first.
 var Dialects = []string{DialectOpenAIChat, DialectOpenAIResponses, DialectAnthropic, DialectGemini, DialectBedrockConverse, DialectLangChain, DialectLangChainJS}
 
@@ -25,6 +29,38 @@ const (
 	LocaleZH = "zh"
 	LocaleEN = "en"
 )
+
+// DefaultLocale is the locale of a request that names none: Chinese, as in the design documents.
+const DefaultLocale = LocaleZH
+
+// Locales lists every locale, the default first: the one list that request validation, the
+// tool definitions, `worker mcp`, `worker tools` and the generated schemas and client constants
+// read. A new locale is added here and in the message catalogue (package messages).
+var Locales = []string{LocaleZH, LocaleEN}
+
+// KnownLocale reports whether name is one of Locales (exactly: no case folding).
+func KnownLocale(name string) bool { return slices.Contains(Locales, name) }
+
+// LocaleList is Locales for people: "zh or en" (a help text's or an error's words).
+func LocaleList() string { return orList(Locales) }
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	out := ""
+	for i, n := range names[:len(names)-1] {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out + " or " + names[len(names)-1]
+}
 
 // Capability names of the LLM service registry.
 const (
@@ -40,6 +76,9 @@ const (
 func Capabilities() []string {
 	return []string{CapText, CapVision, CapFile, CapAudio, CapVideo}
 }
+
+// CapabilityList is Capabilities for people: "text, vision, file, audio or video".
+func CapabilityList() string { return orList(Capabilities()) }
 
 // KnownCapability reports whether name is one of Capabilities.
 func KnownCapability(name string) bool {

@@ -44,6 +44,9 @@ const (
 	HeaderTracestate = "tracestate"
 	// HeaderContractVersion is set by the worker on every reply.
 	HeaderContractVersion = "Contract-Version"
+	// HeaderServiceErrorCode is set by the plain request/reply front (NATS micro's error header) on
+	// the answers it gives itself: 409 (a duplicate request_id), 503 (JetStream unavailable).
+	HeaderServiceErrorCode = "Nats-Service-Error-Code"
 
 	// Dead-letter headers, set on messages republished under DeadLetterPrefix.
 	HeaderDeadLetterReason  = "Dead-Letter-Reason"
@@ -63,6 +66,11 @@ const RequestStream = "WORKER_REQUESTS"
 func ConsumerName(subject string) string {
 	return "worker_" + strings.NewReplacer(".", "_", "*", "_", ">", "_").Replace(subject)
 }
+
+// Headroom is the number of bytes kept free under the server's max_payload for headers and protocol
+// overhead when deciding whether a body fits one message: a body larger than max_payload - Headroom
+// goes by claim check. The worker and every client apply the same rule.
+const Headroom = 16 * 1024
 
 // ClaimCheckBucket is the JetStream Object Store bucket holding request and reply bodies too large
 // for one NATS message. Objects expire with the bucket's TTL (one hour by default).

@@ -46,6 +46,10 @@ type Dialect struct {
 	// Conversation is the shape of a conversation in the dialect: what context.preprocess
 	// (historyimage) accepts as its list of messages.
 	Conversation Conversation
+	// Tools writes function tools as the JSON value of the API's tools field (`worker tools`,
+	// contracts/tools); nil for a dialect that binds tools in another dialect's form (LangChain
+	// takes OpenAI chat's dicts in bind_tools).
+	Tools func([]FunctionTool) []any
 }
 
 // Conversation is the shape of a dialect's list of messages.
@@ -192,7 +196,7 @@ var openAIImages = []string{"png", "jpeg", "gif", "webp"}
 // API's tool-result shape (docs/providers.md, "Where a tool's media may go").
 var table = []*Dialect{
 	{
-		Name: contracts.DialectOpenAIChat, Provider: "openai", Tokens: contracts.UsageOpenAITiles,
+		Name: contracts.DialectOpenAIChat, Tools: openAIChatTools, Provider: "openai", Tokens: contracts.UsageOpenAITiles,
 		// image_url, file (PDF) and input_audio (wav, mp3) parts in the follow-up user message.
 		Carriage: Carriage{Image: openAIImages, Document: []string{"pdf"}, Audio: []string{"wav", "mp3"}, Video: []string{}},
 		Media:    InFollowUp, ToolContent: stringContent, FollowUp: openAIFollowUp, Bridge: openAIBridge, Text: TextString,
@@ -201,7 +205,7 @@ var table = []*Dialect{
 			Parts: TypedParts, MediaParts: []string{"image_url", "file", "input_audio"}},
 	},
 	{
-		Name: contracts.DialectOpenAIResponses, Provider: "openai", Tokens: contracts.UsageOpenAITiles,
+		Name: contracts.DialectOpenAIResponses, Tools: openAIResponsesTools, Provider: "openai", Tokens: contracts.UsageOpenAITiles,
 		// input_image and input_file (PDF) in function_call_output.output; input_audio is not allowed there.
 		Carriage: Carriage{Image: openAIImages, Document: []string{"pdf"}, Audio: []string{}, Video: []string{}},
 		Media:    InToolResult, ToolContent: responsesOutput, Text: TextString,
@@ -210,7 +214,7 @@ var table = []*Dialect{
 			Parts: TypedParts, MediaParts: []string{"input_image", "input_file", "input_audio"}},
 	},
 	{
-		Name: contracts.DialectAnthropic, Provider: "anthropic", Tokens: contracts.UsageAnthropicPixels,
+		Name: contracts.DialectAnthropic, Tools: anthropicTools, Provider: "anthropic", Tokens: contracts.UsageAnthropicPixels,
 		// image (its source's media_type enum) and document (PDF) blocks in tool_result.content.
 		Carriage: Carriage{Image: []string{"jpeg", "png", "gif", "webp"}, Document: []string{"pdf"}, Audio: []string{}, Video: []string{}},
 		Media:    InToolResult, ToolContent: anthropicContent, Text: TextBlocks,
@@ -219,7 +223,7 @@ var table = []*Dialect{
 			Parts: TypedParts, MediaParts: []string{"image", "document", "tool_result"}},
 	},
 	{
-		Name: contracts.DialectGemini, Provider: "google", Tokens: contracts.UsageGeminiTiles,
+		Name: contracts.DialectGemini, Tools: geminiTools, Provider: "google", Tokens: contracts.UsageGeminiTiles,
 		// inlineData parts of functionResponse: any MIME type the model takes.
 		Carriage: Carriage{Any: true},
 		Media:    ByModel, ToolContent: geminiResponse, FollowUp: geminiFollowUp, Text: TextGemini,
@@ -229,7 +233,7 @@ var table = []*Dialect{
 		Conversation: Conversation{Shape: Contents, Roles: []string{"user", "model", "function"}, Parts: KeyedParts},
 	},
 	{
-		Name: contracts.DialectBedrockConverse, Provider: "bedrock", Tokens: contracts.UsageAnthropicPixels,
+		Name: contracts.DialectBedrockConverse, Tools: bedrockTools, Provider: "bedrock", Tokens: contracts.UsageAnthropicPixels,
 		// image, document and video blocks of toolResult.content, each with a closed list of formats.
 		Carriage: Carriage{
 			Image:    []string{"png", "jpeg", "gif", "webp"},
@@ -277,7 +281,7 @@ var ErrUnknown = fmt.Errorf("unknown dialect (use one of %s)", strings.Join(cont
 func Parse(name string) (*Dialect, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	if n == "" {
-		n = contracts.DialectOpenAIChat
+		n = contracts.DefaultDialect
 	}
 	if d, ok := byName[n]; ok {
 		return d, nil

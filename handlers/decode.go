@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -341,6 +342,18 @@ func quote(s string) string {
 	return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
 }
 
+// quotedList writes names as "\"a\" or \"b\"" (an error's list of what is accepted).
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
 func jsonKind(goKind string) string {
 	switch goKind {
 	case "string":
@@ -358,13 +371,13 @@ func jsonKind(goKind string) string {
 
 // locale validates an optional locale, defaulting to Chinese as in the design.
 func locale(s string) (string, error) {
-	switch s {
-	case "":
-		return contracts.LocaleZH, nil
-	case contracts.LocaleZH, contracts.LocaleEN:
+	if s == "" {
+		return contracts.DefaultLocale, nil
+	}
+	if contracts.KnownLocale(s) {
 		return s, nil
 	}
-	return "", invalid("locale", "locale %s is not supported (use %q or %q)", quote(s), contracts.LocaleZH, contracts.LocaleEN)
+	return "", invalid("locale", "locale %s is not supported (use %s)", quote(s), quotedList(contracts.Locales))
 }
 
 // dialect validates an optional dialect with routing.ParseDialect, the one validator of dialects.

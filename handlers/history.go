@@ -71,7 +71,7 @@ func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, err
 		opts.KeepTurns = *r.KeepTurns
 	}
 	if r.Dialect != "" || r.ServiceID != "" {
-		dia := cmp.Or(opts.Dialect, contracts.DialectOpenAIChat)
+		dia := cmp.Or(opts.Dialect, contracts.DefaultDialect)
 		formats := formatsFor(h.Formats, r.ServiceID, dia)
 		opts.Limits = formats.Request
 		// tokens_saved_estimate with the target's provider formula (its rule, else the dialect's).

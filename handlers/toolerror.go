@@ -62,11 +62,11 @@ func lenientPresentation(body []byte) (loc, dia string) {
 	}
 	loc, err := locale(str(p.Locale))
 	if err != nil {
-		loc = contracts.LocaleZH
+		loc = contracts.DefaultLocale
 	}
 	dia, err = dialect(str(p.Dialect))
 	if err != nil {
-		dia = contracts.DialectOpenAIChat
+		dia = contracts.DefaultDialect
 	}
 	return loc, dia
 }

@@ -64,8 +64,8 @@ type Config struct {
 
 // New returns an MCP server with the three tools, calling the worker through c.
 func New(c Caller, cfg Config) *mcp.Server {
-	if cfg.Locale != tooldefs.LocaleEN {
-		cfg.Locale = tooldefs.LocaleZH
+	if !contracts.KnownLocale(cfg.Locale) {
+		cfg.Locale = contracts.DefaultLocale
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"

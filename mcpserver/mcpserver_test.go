@@ -80,7 +80,7 @@ func TestMCPTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := tooldefs.Tools(tooldefs.LocaleZH)
+		want := tooldefs.Tools(contracts.LocaleZH)
 		if len(res.Tools) != len(want) {
 			t.Fatalf("%d tools, want %d", len(res.Tools), len(want))
 		}

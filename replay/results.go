@@ -13,6 +13,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
 )
 
 // ResultsSubjectPrefix prefixes the subjects of the results stream: the reply to the request with
@@ -37,7 +39,7 @@ const (
 )
 
 // headroom is kept free for headers when deciding whether a reply fits in one message.
-const headroom = 16 * 1024
+const headroom = contracts.Headroom
 
 // results keeps replies in the results stream, one message per request sequence.
 type results struct {

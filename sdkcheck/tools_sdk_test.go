@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/tooldefs"
 )
 
@@ -19,7 +20,7 @@ import (
 // function tool with our name, description and parameters, and it encodes back to the same JSON
 // (nothing the SDK does not know, nothing it drops).
 func TestToolDefinitionsOpenAIAnthropic(t *testing.T) {
-	for _, l := range []string{tooldefs.LocaleZH, tooldefs.LocaleEN} {
+	for _, l := range contracts.Locales {
 		tools := tooldefs.Tools(l)
 		check := func(dialect string, decoded any, each func(i int) (name, desc string, params any, ok bool)) {
 			raw, err := os.ReadFile(filepath.Join("..", "contracts", "tools", dialect+"."+l+".json"))

@@ -14,6 +14,7 @@ import (
 	brtypes "github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"google.golang.org/genai"
 
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/tooldefs"
 )
 
@@ -21,7 +22,7 @@ import (
 // here: Gemini's decode into genai.Tool and come back the same; Bedrock's are what the SDK sends
 // as toolConfig.tools when given the same tools.
 func TestToolDefinitions(t *testing.T) {
-	for _, locale := range []string{tooldefs.LocaleZH, tooldefs.LocaleEN} {
+	for _, locale := range contracts.Locales {
 		want := tooldefs.Tools(locale)
 		read := func(dialect string) []byte {
 			raw, err := os.ReadFile(filepath.Join("..", "contracts", "tools", dialect+"."+locale+".json"))

@@ -7,9 +7,9 @@ package tooldefs
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 	"github.com/agentworks/artifact-worker/messages"
 )
 
@@ -18,12 +18,6 @@ const (
 	GetArtifact     = "get_artifact"
 	GetHistoryImage = "get_history_image"
 	WriteFile       = "write_file"
-)
-
-// Locales of descriptions (the worker's locales).
-const (
-	LocaleZH = contracts.LocaleZH
-	LocaleEN = contracts.LocaleEN
 )
 
 // Tool is one tool: its name, description and parameters (a JSON Schema object).
@@ -70,43 +64,33 @@ const (
 	DialectBedrockConverse = contracts.DialectBedrockConverse
 )
 
-// Dialects lists the dialects Render accepts. LangChain binds tools in the OpenAI chat form
-// (bind_tools takes those dicts), so it has no form of its own here.
-var Dialects = []string{DialectOpenAIChat, DialectOpenAIResponses, DialectAnthropic, DialectGemini, DialectBedrockConverse}
-
-// Render returns the tools as the JSON value of the request's tools field in dialect: OpenAI chat
-// ([{"type":"function","function":{...}}]), OpenAI Responses ([{"type":"function","name",...}]),
-// Anthropic ([{"name","description","input_schema"}]), Gemini (one Tool holding every function:
-// [{"functionDeclarations":[{"name","description","parameters"}]}]) or Bedrock Converse
-// (toolConfig.tools: [{"toolSpec":{"name","description","inputSchema":{"json":{...}}}}]).
-func Render(dialect, locale string) ([]byte, error) {
-	if !slices.Contains(Dialects, dialect) {
-		return nil, fmt.Errorf("dialect %q: use one of %v", dialect, Dialects)
-	}
-	if locale != LocaleZH && locale != LocaleEN {
-		return nil, fmt.Errorf("locale %q: use zh or en", locale)
-	}
-	out := []any{}
-	var decls []any // gemini
-	for _, t := range Tools(locale) {
-		switch dialect {
-		case DialectOpenAIChat:
-			out = append(out, map[string]any{"type": "function", "function": map[string]any{
-				"name": t.Name, "description": t.Description, "parameters": t.Parameters}})
-		case DialectOpenAIResponses:
-			out = append(out, map[string]any{"type": "function", "name": t.Name, "description": t.Description,
-				"parameters": t.Parameters, "strict": false})
-		case DialectAnthropic:
-			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Parameters})
-		case DialectGemini:
-			decls = append(decls, map[string]any{"name": t.Name, "description": t.Description, "parameters": t.Parameters})
-		case DialectBedrockConverse:
-			out = append(out, map[string]any{"toolSpec": map[string]any{"name": t.Name, "description": t.Description,
-				"inputSchema": map[string]any{"json": t.Parameters}}})
+// Dialects lists the dialects Render accepts: those of the dialect table with a tool form of their
+// own (dialects.Dialect.Tools). LangChain binds tools in the OpenAI chat form (bind_tools takes
+// those dicts), so it has none.
+var Dialects = func() []string {
+	var names []string
+	for _, d := range dialects.All() {
+		if d.Tools != nil {
+			names = append(names, d.Name)
 		}
 	}
-	if dialect == DialectGemini {
-		out = append(out, map[string]any{"functionDeclarations": decls})
+	return names
+}()
+
+// Render returns the tools as the JSON value of the request's tools field in dialect, in the form
+// the dialect table gives it (dialects.Dialect.Tools).
+func Render(dialect, locale string) ([]byte, error) {
+	d, err := dialects.Parse(dialect)
+	if err != nil || d.Tools == nil || d.Name != dialect {
+		return nil, fmt.Errorf("dialect %q: use one of %v", dialect, Dialects)
 	}
-	return json.MarshalIndent(out, "", "  ")
+	if !contracts.KnownLocale(locale) {
+		return nil, fmt.Errorf("locale %q: use %s", locale, contracts.LocaleList())
+	}
+	tools := Tools(locale)
+	fns := make([]dialects.FunctionTool, len(tools))
+	for i, t := range tools {
+		fns[i] = dialects.FunctionTool(t)
+	}
+	return json.MarshalIndent(d.Tools(fns), "", "  ")
 }

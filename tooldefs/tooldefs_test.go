@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/tooldefs"
 )
 
@@ -18,7 +19,7 @@ func shipped(dialect, locale string) string {
 // ARTIFACT_WORKER_UPDATE_TOOLS=1 go test ./tooldefs rewrites them.
 func TestShippedFilesAreCurrent(t *testing.T) {
 	for _, d := range tooldefs.Dialects {
-		for _, l := range []string{tooldefs.LocaleZH, tooldefs.LocaleEN} {
+		for _, l := range contracts.Locales {
 			want, err := tooldefs.Render(d, l)
 			if err != nil {
 				t.Fatal(err)

@@ -26,7 +26,7 @@ func versionCmd(args []string) int {
 func toolsCmd(args []string) int {
 	fs := flag.NewFlagSet("worker tools", flag.ContinueOnError)
 	dialect := fs.String("dialect", tooldefs.DialectOpenAIChat, "openai-chat, openai-responses, anthropic, gemini or bedrock-converse (LangChain: openai-chat)")
-	locale := fs.String("locale", tooldefs.LocaleZH, "language of the descriptions: zh or en")
+	locale := fs.String("locale", contracts.DefaultLocale, "language of the descriptions: "+contracts.LocaleList())
 	prepareUsage(fs, `usage: worker tools [--dialect openai-chat|openai-responses|anthropic|gemini|bedrock-converse] [--locale zh|en]
 
 Prints get_artifact, get_history_image and write_file as a JSON array of function-calling tool

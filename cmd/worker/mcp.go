@@ -58,7 +58,7 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.http, "http", "", "serve streamable HTTP on this address (path /mcp) instead of stdio; one it cannot listen on exits 2")
 	fs.StringVar(&f.serviceID, "service-id", "", "the model's service_id in the capability registry (a tool argument overrides it)")
 	fs.StringVar(&f.capabilities, "capabilities", "", "what the model reads, replacing the registry's entry: comma-separated text,vision,file,audio,video (neither this nor --service-id: text only)")
-	fs.StringVar(&f.locale, "locale", contracts.LocaleZH, "language of tool descriptions and messages: zh or en")
+	fs.StringVar(&f.locale, "locale", contracts.DefaultLocale, "language of tool descriptions and messages: "+contracts.LocaleList())
 	fs.StringVar(&f.workspaceID, "workspace-id", "", "workspace write_file writes to (empty: write_file is refused)")
 	fs.StringVar(&f.scope, "scope", "", "what this server's tool calls may read (Artifact-Worker-Scope): *, or comma-separated ws:<workspaceId> and artifact:<prefix>* entries, e.g. ws:team-a; empty sends none (the worker's REQUIRE_SCOPE then refuses every call)")
 	fs.StringVar(&f.agentID, "agent-id", "", "agent recorded as the writer of write_file")
@@ -72,8 +72,8 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 func (f *mcpFlags) config() (mcpserver.Config, error) {
 	var errs []error
 	cfg := mcpserver.Config{ServiceID: f.serviceID, Locale: f.locale, WorkspaceID: f.workspaceID, AgentID: f.agentID, Version: buildinfo.Version}
-	if f.locale != contracts.LocaleZH && f.locale != contracts.LocaleEN {
-		errs = append(errs, fmt.Errorf("--locale %q: use zh or en", f.locale))
+	if !contracts.KnownLocale(f.locale) {
+		errs = append(errs, fmt.Errorf("--locale %q: use %s", f.locale, contracts.LocaleList()))
 	}
 	if f.capabilities != "" {
 		cfg.Capabilities = []string{}

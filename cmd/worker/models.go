@@ -91,8 +91,8 @@ func modelsTo(args []string, stdout, stderr io.Writer) int {
 		if len(positional) > 1 {
 			return fail("list takes at most one filter, got %q", positional)
 		}
-		if *capability != "" && !slices.Contains([]string{"text", "vision", "file", "audio", "video"}, *capability) {
-			return fail("--capability %q: use text, vision, file, audio or video", *capability)
+		if *capability != "" && !contracts.KnownCapability(*capability) {
+			return fail("--capability %q: use %s", *capability, contracts.CapabilityList())
 		}
 		p := strings.ToLower(strings.TrimSpace(*provider))
 		if p != "" && !knownProvider(r, p) {

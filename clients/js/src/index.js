@@ -5,27 +5,14 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Objm } from "@nats-io/obj";
 import { DIALECT_TABLE, TURN_NOTES } from "./dialects.js";
 
-/** Wire contract version this client speaks. */
-export const CONTRACT_VERSION = "1";
+// The contract's names (subjects, stream, bucket, headers, headroom) are generated from the Go
+// constants (constants.js); the ones the package always exported are exported again here.
+import {
+  CLAIM_CHECK_BUCKET, CONTRACT_VERSION, HEADER_CLAIM_CHECK, HEADER_DEADLINE, HEADER_MSG_ID, HEADER_REPLY_TO, HEADROOM,
+  REQUEST_REPLY_PREFIX, STREAM, Subjects,
+} from "./constants.js";
+export { CLAIM_CHECK_BUCKET, CONTRACT_VERSION, HEADER_DEADLINE, REQUEST_REPLY_PREFIX, STREAM, Subjects };
 
-/** Request subjects of contract v1 (published to JetStream, captured by the worker's stream). */
-export const Subjects = Object.freeze({
-  getArtifact: "tool.get_artifact",
-  getHistoryImage: "tool.get_history_image",
-  fileWritten: "workspace.file_written",
-  preprocess: "context.preprocess",
-  metadata: "artifact.metadata",
-});
-
-/** Prefix of the plain request/reply subjects: `nc.request("artifact-worker.tool.get_artifact", ...)`. */
-export const REQUEST_REPLY_PREFIX = "artifact-worker.";
-
-/** The worker's JetStream stream and claim-check Object Store bucket. */
-export const STREAM = "WORKER_REQUESTS";
-export const CLAIM_CHECK_BUCKET = "WORKER_CLAIMS";
-
-/** Bytes kept free for headers when deciding whether a body fits one message (as the worker does). */
-const HEADROOM = 16 * 1024;
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Milliseconds one attempt at storing a request waits for JetStream's acknowledgement (then it is tried again, until the call's deadline). */
 const STORE_ATTEMPT_TIMEOUT_MS = 3_000;
@@ -40,11 +27,6 @@ const RECONNECT_CHECK_MS = 500;
  */
 const REPLY_QUIET_MS = 5_000;
 
-/**
- * Request header carrying the caller's deadline (the call's timeout) as an RFC 3339 UTC time with
- * milliseconds: a worker does not start the request after it (contracts/README.md, "Deadlines").
- */
-export const HEADER_DEADLINE = "Artifact-Worker-Deadline";
 const CLAIM_TTL_NS = 3600 * 1e9;
 
 /** A reply with ok=false: `code` is stable (contracts/README.md, Error codes), `message` is for people. */
@@ -273,14 +255,14 @@ export class WorkerClient {
     // Stores the request under msgId: the claim-checked body first when it is too large for one message.
     const storeRequest = async (msgId) => {
       const h = headers();
-      h.set("Reply-To", inbox);
+      h.set(HEADER_REPLY_TO, inbox);
       h.set(HEADER_DEADLINE, new Date(deadline).toISOString());
-      if (msgId) h.set("Nats-Msg-Id", msgId);
+      if (msgId) h.set(HEADER_MSG_ID, msgId);
       let data = body;
       if (body.length > this.maxPayload() - HEADROOM) {
         const name = "claim_" + randomHex(16);
         await store.run(async () => (await this.claims()).putBlob({ name }, body));
-        h.set("Claim-Check", name);
+        h.set(HEADER_CLAIM_CHECK, name);
         data = new Uint8Array(0);
       }
       return store.run((ms) => this.js.publish(subject, data, { headers: h, timeout: ms }));
@@ -335,7 +317,7 @@ export class WorkerClient {
    * the bucket's TTL (a failed delete leaves it to the TTL).
    */
   async resolve(msg) {
-    const name = msg.headers?.get("Claim-Check");
+    const name = msg.headers?.get(HEADER_CLAIM_CHECK);
     if (!name) return msg.data;
     const claims = await this.claims();
     const data = await claims.getBlob(name);

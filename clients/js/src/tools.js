@@ -1,6 +1,8 @@
 // The worker's read tools as a model sees them, and what their results hold for a model: shared by
 // the framework adapters (ai-sdk.js, langchain.js, openai-agents.js).
 
+import { Subjects } from "./constants.js";
+
 /**
  * get_artifact and get_history_image as a model sees them: name, description and JSON Schema
  * parameters, in English ("en") and Chinese ("zh"); the same text as the repository's
@@ -78,7 +80,7 @@ export const TOOL_SPECS = Object.freeze({
 });
 
 /** Which subject answers each tool. */
-export const TOOL_SUBJECTS = Object.freeze({ get_artifact: "tool.get_artifact", get_history_image: "tool.get_history_image" });
+export const TOOL_SUBJECTS = Object.freeze({ get_artifact: Subjects.getArtifact, get_history_image: Subjects.getHistoryImage });
 
 /**
  * The specs of one locale ("en" by default; "zh").

@@ -68,7 +68,7 @@ var documents = []document{
 var named = map[string]any{
 	"Dialects":     contracts.Dialects,
 	"Capabilities": contracts.Capabilities(),
-	"Locales":      []string{contracts.LocaleZH, contracts.LocaleEN},
+	"Locales":      contracts.Locales,
 	"MediaModes":   []string{contracts.MediaBoth, contracts.MediaResult, contracts.MediaAssembly},
 	"ContentTypes": []string{contracts.ContentText, contracts.ContentImage, contracts.ContentBinary},
 	"Routings":     []string{contracts.RouteText, contracts.RouteImageURL, contracts.RouteFile},
@@ -165,5 +165,7 @@ func generate(root string) (map[string][]byte, error) {
 	if out[pyFile], err = g.python(); err != nil {
 		return nil, fmt.Errorf("%s: %w", pyFile, err)
 	}
+	out[jsConstantsFile] = javaScriptConstants()
+	out[pyConstantsFile] = pythonConstants()
 	return out, nil
 }

@@ -20,7 +20,7 @@ from .contract import (
     CLAIM_CHECK_BUCKET,
     CODE_DUPLICATE_REQUEST,
     CODE_EXPIRED,
-    CODE_INTERNAL,
+    CODE_INTERNAL_ERROR,
     CODE_UNAVAILABLE,
     HEADER_CLAIM_CHECK,
     HEADER_DEADLINE,
@@ -226,7 +226,7 @@ class WorkerClient:
         reply = json.loads(raw)
         if reply.get("ok"):
             return reply.get("result")
-        error = reply.get("error") or {"code": CODE_INTERNAL, "message": "reply with ok=false and no error"}
+        error = reply.get("error") or {"code": CODE_INTERNAL_ERROR, "message": "reply with ok=false and no error"}
         if error.get("code") == CODE_DUPLICATE_REQUEST:
             raise DuplicateRequestError(subject, rid, error)
         if error.get("code") == CODE_EXPIRED:
