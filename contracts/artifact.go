@@ -149,6 +149,15 @@ type GetArtifactRequest struct {
 	// the registry entry asks for extraction. Absent: the registry entry's extractText (default
 	// false). A model that takes the document as a file still gets the file.
 	ExtractText *bool `json:"extract_text,omitempty"`
+	// Which pages of a PDF to send as images to a model that reads images but takes no PDF
+	// (routing pages): comma-separated pages and ranges, 1-based ("1-3,7"; "10-" is page 10 to the
+	// end). Absent: from the first page, up to PDF_MAX_PAGES and the provider's per-request limits;
+	// the result names the pages left out. Malformed (a word, 0, a range that runs backwards, more
+	// than 100 entries): invalid_request (field pages). Other documents and models ignore it.
+	//
+	//schema:maxLength MaxPagesLen
+	//schema:examples ["1-3,7", "21-"]
+	Pages string `json:"pages,omitempty"`
 }
 
 // Where a reply carries media (the "media" request field of tool.get_artifact and
@@ -178,6 +187,9 @@ const (
 	RouteText     = "text"
 	RouteImageURL = "image_url"
 	RouteFile     = "file"
+	// RoutePages: a PDF sent as page images, each with its text layer (pages holds them), to a
+	// model that reads images but takes no PDF.
+	RoutePages = "pages"
 )
 
 // Binary categories (ArtifactMetadata.BinaryType): the routing design's detectBinaryType result.
@@ -221,6 +233,45 @@ type ContentRouteResult struct {
 	// What was done to a routed image to fit the model (routing image_url): the original and the
 	// sent format, dimensions and bytes, and the actions taken.
 	ImageProcessing *ImageProcessing `json:"imageProcessing,omitempty"`
+	// routing pages: the PDF's pages sent as images, and those left out.
+	Pages *PagesResult `json:"pages,omitempty"`
+}
+
+// PagesResult says which pages of a PDF went to the model as images (routing pages). Page lists
+// are written as the request field pages reads them ("1-3,7").
+type PagesResult struct {
+	// Pages in the document.
+	//
+	//schema:minimum 1
+	Total int `json:"total"`
+	// The pages sent, in order.
+	Sent string `json:"sent"`
+	// Pages asked for (or, without pages, in the document) that were not sent: past PDF_MAX_PAGES or
+	// the provider's per-request limits, or after RENDER_TIMEOUT. The text names them so that the
+	// model can ask for them with pages.
+	Left string `json:"left,omitempty"`
+	// Pages that could not be rendered (damaged).
+	Failed string `json:"failed,omitempty"`
+	// RENDER_TIMEOUT stopped rendering: left holds the rest.
+	TimedOut bool `json:"timedOut,omitempty"`
+	// One entry per page sent, in order. Left out with media "assembly" (the assembly carries
+	// them).
+	Images []PageImage `json:"images,omitempty"`
+}
+
+// PageImage is one page sent as an image.
+type PageImage struct {
+	// The page's number, 1-based.
+	//
+	//schema:minimum 1
+	Page int `json:"page"`
+	// The text part sent before the image: the page's name ("report.pdf, page 2 of 9") and its
+	// text layer when it has one.
+	Text     string       `json:"text"`
+	ImageURL ImageURLPart `json:"imageUrl"`
+	// The rendered page as sent: format (png, or jpeg for a scan), pixels and bytes (original:
+	// the page as drawn).
+	ImageProcessing ImageProcessing `json:"imageProcessing"`
 }
 
 // Image processing actions (ImageProcessing.Actions).

@@ -14,6 +14,8 @@ const (
 	MaxRefLen = 2048
 	// MaxMIMETypeLen bounds mime_type (RFC 6838 allows 127 characters per name, plus parameters).
 	MaxMIMETypeLen = 255
+	// MaxPagesLen bounds pages (a page selection such as "1-3,7").
+	MaxPagesLen = 512
 )
 
 // Limits on what an error reply echoes of a request.

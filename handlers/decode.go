@@ -42,6 +42,7 @@ var maxLen = map[string]int{
 	"ref":        contracts.MaxRefLen,
 	"id":         contracts.MaxRefLen,
 	"mime_type":  contracts.MaxMIMETypeLen,
+	"pages":      contracts.MaxPagesLen,
 }
 
 // invalid returns an invalid_request error naming field.

@@ -16,6 +16,11 @@ import (
 func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts.Assembly, media string, model *contracts.ModelDecision) (handling.Encoded, error) {
 	if media == contracts.MediaAssembly {
 		r.ImageURL, r.File = nil, nil
+		if r.Pages != nil {
+			p := *r.Pages
+			p.Images = nil
+			r.Pages = &p
+		}
 	}
 	route, err := json.Marshal(r)
 	if err != nil {

@@ -59,6 +59,10 @@ type GetArtifact struct {
 	Tokens TokenCounter
 	// Decisions is optional: with it, each result says which registry entry decided (model).
 	Decisions ModelDecisions
+	// Pages is optional: with it, a PDF for a model that reads images but takes no PDF goes as
+	// page images with their text layers (routing pages); without it, such a PDF is described (or
+	// its text extracted).
+	Pages PageRenderer
 }
 
 // Handle implements handling.Handler.
@@ -72,6 +76,10 @@ func (h *GetArtifact) Handle(ctx context.Context, req handling.Request) (any, er
 		return nil, err
 	}
 	caps, err := h.capabilities(r)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := pages(r.Pages)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +97,16 @@ func (h *GetArtifact) Handle(ctx context.Context, req handling.Request) (any, er
 	defer gcpace.Hold(int64(len(art.data)))()
 	in := art.input()
 	in.Capabilities, in.Locale, in.Dialect, in.Formats = caps, loc, dia, formatsFor(h.Formats, r.ServiceID, dia)
-	res := h.Extraction.apply(ctx, r, routing.Route(in), in.Content, loc)
+	res := routing.Route(in)
+	rendered := false
+	if h.wantsPages(r, res, in) {
+		if res, rendered, err = h.renderPages(ctx, res, in, sel); err != nil {
+			return nil, err
+		}
+	}
+	if !rendered {
+		res = h.Extraction.apply(ctx, r, res, in.Content, loc)
+	}
 	usage := routing.EstimateUsage(res, dia, in.Formats)
 	countSaved(ctx, h.Tokens, contracts.SubjectGetArtifact, dia, usage.TokensSaved)
 	return encodeResult(res, usage, routing.Assemble(res, dia, loc, in.Formats), med, h.decision(r))

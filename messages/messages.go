@@ -131,6 +131,30 @@ func UnitHeader(unit string) ID { return ID("extract.header:" + unit) }
 // "document", "page", "sheet", "slide" or "chapter".
 func UnitNoun(unit string) ID { return ID("extract.noun:" + unit) }
 
+// PDF pages sent as images (routing.WithPages).
+const (
+	// PagesIntro: %s filename, %s id, %d pages in the document, %s the pages sent ("1-3,7").
+	PagesIntro ID = "pages.intro"
+	// PageLabel: %s filename, %d page, %d pages in the document: the text before a page's image.
+	PageLabel ID = "pages.label"
+	// PageTextLayer: the line before a page's text layer.
+	PageTextLayer ID = "pages.textLayer"
+	// PageTextCut: %d characters of the page's text layer not shown.
+	PageTextCut ID = "pages.textCut"
+	// PagesLeft: %s the pages left out, %s the same as a pages value to ask for them.
+	PagesLeft ID = "pages.left"
+	// PagesFailed: %s the pages that did not render.
+	PagesFailed ID = "pages.failed"
+	// PagesTimedOut: rendering stopped at RENDER_TIMEOUT.
+	PagesTimedOut ID = "pages.timedOut"
+	// PagesMissing: %d pages in the document, when pages named pages past its end.
+	PagesMissing ID = "pages.missing"
+	// PDFEncrypted: the closing sentence for a PDF that needs a password.
+	PDFEncrypted ID = "pages.encrypted"
+	// PDFNoPages: the closing sentence for a PDF without pages.
+	PDFNoPages ID = "pages.noPages"
+)
+
 // Assembly notes.
 const (
 	// Bridge is the assistant message that goes between tool messages and the follow-up that
@@ -309,6 +333,17 @@ var catalogue = map[ID]text{
 	UnitNoun("sheet"):     {"个工作表", "sheets"},
 	UnitNoun("slide"):     {"张幻灯片", "slides"},
 	UnitNoun("chapter"):   {"章", "chapters"},
+
+	PagesIntro:    {"%s (artifact:%s)：PDF 文档，共 %d 页。以下依次是第 %s 页：每页先给出页码和文本层，再给出页面图片。", "%s (artifact:%s): a PDF of %d pages. Pages %s follow in order: each page's name and text layer, then its image."},
+	PageLabel:     {"%s，第 %d 页（共 %d 页）", "%s, page %d of %d"},
+	PageTextLayer: {"文本层：", "Text layer:"},
+	PageTextCut:   {"[本页文本层还有 %d 个字符未显示；使用 extract_text 可读取全文]", "[%d more characters of this page's text layer not shown; extract_text reads the whole text]"},
+	PagesLeft:     {"第 %s 页未包含；如需查看，请用 pages 参数再次读取（例如 pages \"%s\"）。", "Pages %s not included; ask with pages (for example pages \"%s\")."},
+	PagesFailed:   {"第 %s 页无法渲染（页面已损坏）。", "Pages %s could not be rendered (damaged)."},
+	PagesTimedOut: {"渲染达到时间上限，已停止。", "Rendering reached its time limit and stopped."},
+	PagesMissing:  {"文档共 %d 页，超出末页的页码不存在。", "The document has %d pages; pages past its end do not exist."},
+	PDFEncrypted:  {"此 PDF 已加密（需要密码），无法显示其页面或文字。", "The PDF is encrypted (it needs a password): its pages and text cannot be shown."},
+	PDFNoPages:    {"此 PDF 没有页面。", "The PDF has no pages."},
 
 	Bridge:      {"工具结果中的内容见下一条消息。", "The tool results' content follows in the next message."},
 	TurnOmitted: {"[内容未发送：本次请求已达到模型接口的单次请求上限（图片数量、总大小或 PDF 页数）。请单独再次读取此内容。]", "[Content not sent: this request reached the model API's per-request limits (images, total size or PDF pages). Read this content again on its own.]"},

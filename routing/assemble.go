@@ -80,12 +80,19 @@ func routedMedia(r contracts.ContentRouteResult, d *dialects.Dialect) (m dialect
 //     file (with extras.filename), audio or video block with base64 and mime_type (the Python
 //     shape); langchain-js the same blocks with data and mimeType (LangChain.js).
 //
+// A routing pages result (a PDF's pages as images) is assembled as several parts: the
+// introduction, then each page's text part and image part, in order; where the media follows up,
+// the tool result holds the introduction and the follow-up message the pages (WithPages).
+//
 // An assembly that carries media has RequestLimits, the provider's per-request limits (f.Request),
 // when it sets any. Media a dialect cannot carry is not sent: the text says so. Base64 only ever appears in media
 // parts, never in a text field or a string ToolContent. The notes added here are in locale (the
 // request's; nothing is inferred from the text). Assemble is pure and safe for concurrent use.
 func Assemble(r contracts.ContentRouteResult, dialect, locale string, f Formats) contracts.Assembly {
 	d := dialects.Get(dialect)
+	if r.Routing == contracts.RoutePages && r.Pages != nil {
+		return assemblePages(r, d, locale, f)
+	}
 	m, unsupported := routedMedia(r, d)
 	text := r.Content
 	if unsupported {

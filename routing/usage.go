@@ -29,10 +29,14 @@ const audioTokensPerSecond = 32
 //     dialects; width x height / 750 (at most 1,600) for anthropic and bedrock-converse; Gemini's
 //     768 px tiles for gemini (TokenRule);
 //   - audio whose duration the header tells (WAV, FLAC, constant-bitrate MP3): 32 tokens a second;
+//   - PDF pages sent as images (routing pages): each page's text and image, as above;
 //   - anything else: no formula (basis unknown), and no saving is claimed.
 //
 // It reads lengths and at most a few KB of the media's header: no copy of the payload.
 func EstimateUsage(r contracts.ContentRouteResult, dialect string, f Formats) contracts.Usage {
+	if r.Routing == contracts.RoutePages {
+		return pagesUsage(r, dialect, f)
+	}
 	text := textTokens(r.Content)
 	u := contracts.Usage{InputTokens: text, Base64TextTokens: text, Basis: contracts.UsageText}
 	var b64 string

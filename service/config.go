@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/messaging"
+	"github.com/agentworks/artifact-worker/pdfpages"
 )
 
 // Config is the worker's whole configuration. cmd/worker fills it from flags and environment
@@ -65,7 +68,15 @@ type Config struct {
 	// per document, and time spent on one document (below the handler's time for the request).
 	ExtractMaxChars int           // EXTRACT_MAX_CHARS (default 100000)
 	ExtractTimeout  time.Duration // EXTRACT_TIMEOUT (default 10s, at most half the handler's time)
-	StreamMaxAge    time.Duration // STREAM_MAX_AGE (default 24h)
+	// RenderTimeout and PDFMaxPages bound a PDF sent as page images to a model that reads images
+	// but takes no PDF (package pdfpages): the time spent drawing one document (below the
+	// handler's time; the pages drawn by then are sent) and the pages sent for one request.
+	RenderTimeout time.Duration // RENDER_TIMEOUT (default 15s, at most half the handler's time)
+	PDFMaxPages   int           // PDF_MAX_PAGES (default 20, at most 1000)
+	// PDFWarmup compiles the PDF renderer in the background at start (`worker run` sets it);
+	// without it the first PDF to render compiles it. Not an environment variable.
+	PDFWarmup    bool
+	StreamMaxAge time.Duration // STREAM_MAX_AGE (default 24h)
 	// StreamMaxBytes bounds the request stream WORKER_REQUESTS; the oldest requests go first.
 	StreamMaxBytes int64 // STREAM_MAX_BYTES (default 2 GiB, messaging.DefaultStreamMaxBytes; -1: none)
 	// AckWait is how long a request stays with a replica that neither acks it nor reports it in
@@ -120,6 +131,20 @@ func (c *Config) SetDefaults() {
 	c.LogLevel = cmp.Or(c.LogLevel, "info")
 	// Last: its default depends on HandlerTimeout.
 	c.ExtractTimeout = cmp.Or(c.ExtractTimeout, min(10*time.Second, c.handlerTime()/2))
+	c.RenderTimeout = cmp.Or(c.RenderTimeout, min(pdfpages.DefaultTimeout, c.handlerTime()/2))
+	c.PDFMaxPages = cmp.Or(c.PDFMaxPages, pdfpages.DefaultMaxPages)
+}
+
+// Renderer is the configuration of the PDF page renderer: its compilation cache under DATA_DIR,
+// one module instance per request in flight up to the cores (drawing is CPU work), RENDER_TIMEOUT
+// and PDF_MAX_PAGES.
+func (c Config) Renderer() pdfpages.Config {
+	return pdfpages.Config{
+		CacheDir:  filepath.Join(c.DataDir, "wasm-cache"),
+		Instances: max(1, min(c.Concurrency, runtime.NumCPU())),
+		Timeout:   c.RenderTimeout,
+		MaxPages:  c.PDFMaxPages,
+	}
 }
 
 // handlerTime is the time one attempt at a request has: HANDLER_TIMEOUT, else its default.
@@ -226,6 +251,12 @@ func (c Config) Validate() error {
 	}
 	if c.ExtractMaxChars < 1 || c.ExtractMaxChars > 10_000_000 {
 		bad("EXTRACT_MAX_CHARS", "must be 1..10000000, got %d", c.ExtractMaxChars)
+	}
+	if handlerTime := c.handlerTime(); c.RenderTimeout <= 0 || c.RenderTimeout >= handlerTime {
+		bad("RENDER_TIMEOUT", "must be positive and below HANDLER_TIMEOUT (%s), got %s", handlerTime, c.RenderTimeout)
+	}
+	if c.PDFMaxPages < 1 || c.PDFMaxPages > pdfpages.MaxMaxPages {
+		bad("PDF_MAX_PAGES", "must be 1..%d, got %d", pdfpages.MaxMaxPages, c.PDFMaxPages)
 	}
 	if handlerTime := c.handlerTime(); c.ExtractTimeout <= 0 || c.ExtractTimeout >= handlerTime {
 		bad("EXTRACT_TIMEOUT", "must be positive and below HANDLER_TIMEOUT (%s), got %s", handlerTime, c.ExtractTimeout)

@@ -31,6 +31,7 @@ import (
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/pdfpages"
 	"github.com/agentworks/artifact-worker/telemetry"
 	"github.com/agentworks/artifact-worker/workspace"
 )
@@ -63,6 +64,7 @@ type Service struct {
 	telemetry *telemetry.Telemetry
 	http      *http.Server
 	listener  net.Listener
+	renderer  *pdfpages.Renderer
 }
 
 // New wires the worker: it connects to NATS (or starts the embedded server), opens storage, ensures
@@ -193,6 +195,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		}
 		return nil, err
 	}
+	s.renderer = c.Renderer
+	if cfg.PDFWarmup {
+		s.renderer.Start() // in the background: readiness does not wait for it
+	}
 	s.pipeline, err = messaging.New(messaging.Config{
 		Topology:       c.Topology,
 		Concurrency:    cfg.Concurrency,
@@ -244,6 +250,8 @@ const knownMedia = 4096
 
 // Components are the worker's handlers and what they share, built on a NATS connection and a store.
 type Components struct {
+	// Renderer draws PDF pages for tool.get_artifact; Close it with the components.
+	Renderer  *pdfpages.Renderer
 	Topology  messaging.Topology
 	Claims    *claimcheck.Store
 	Replies   *messaging.Replies
@@ -310,12 +318,18 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	if d, ok := caps.(handlers.ModelDecisions); ok {
 		getArtifact.Decisions = d
 	}
+	renderer, err := pdfpages.New(cfg.Renderer())
+	if err != nil {
+		return nil, fmt.Errorf("pdf renderer: %w", err)
+	}
+	getArtifact.Pages = renderer // compiled at its first PDF, or by Service.New with PDFWarmup
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
 	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, Formats: formats, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize,
 		Known: historyimage.NewKnown(knownMedia), Logger: log}
 	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens}
 	return &Components{
+		Renderer:  renderer,
 		Topology:  topo,
 		Claims:    claims,
 		Replies:   replies,
@@ -444,6 +458,11 @@ func (s *Service) close() []error {
 	if s.listener != nil {
 		if err := s.listener.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 			errs = append(errs, fmt.Errorf("http listener: %w", err))
+		}
+	}
+	if s.renderer != nil {
+		if err := s.renderer.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("pdf renderer: %w", err))
 		}
 	}
 	if s.telemetry != nil {

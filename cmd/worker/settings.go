@@ -93,6 +93,8 @@ var settings = []setting{
 	{"MAX_ARTIFACT_BYTES", "largest artifact read; bigger ones are described", byteSize(func(c *service.Config) *int64 { return &c.MaxArtifactSize })},
 	{"EXTRACT_MAX_CHARS", "most characters of text extracted from one document (extract_text); the rest is counted", integer(func(c *service.Config) *int { return &c.ExtractMaxChars })},
 	{"EXTRACT_TIMEOUT", "time limit of text extraction from one document (below HANDLER_TIMEOUT)", duration(func(c *service.Config) *time.Duration { return &c.ExtractTimeout })},
+	{"RENDER_TIMEOUT", "time limit of drawing one PDF's pages as images for a model that takes no PDF (below HANDLER_TIMEOUT); the pages drawn by then are sent", duration(func(c *service.Config) *time.Duration { return &c.RenderTimeout })},
+	{"PDF_MAX_PAGES", "most PDF pages sent as images for one request (the provider's image limit may lower it)", integer(func(c *service.Config) *int { return &c.PDFMaxPages })},
 	{"STREAM_MAX_AGE", "how long requests stay in the stream for replay", duration(func(c *service.Config) *time.Duration { return &c.StreamMaxAge })},
 	{"STREAM_MAX_BYTES", "size limit of the request stream WORKER_REQUESTS (bytes or 512MiB, 2GiB); the oldest requests go first (-1: no limit)", byteSize(func(c *service.Config) *int64 { return &c.StreamMaxBytes })},
 	{"ACK_WAIT", "JetStream AckWait of the consumers: how long a dead replica's requests wait (default 10s)", duration(func(c *service.Config) *time.Duration { return &c.AckWait })},

@@ -212,6 +212,14 @@ export interface GetArtifactRequest {
    * that takes the document as a file still gets the file.
    */
   extract_text?: boolean;
+  /**
+   * Which pages of a PDF to send as images to a model that reads images but takes no PDF (routing
+   * pages): comma-separated pages and ranges, 1-based ("1-3,7"; "10-" is page 10 to the end).
+   * Absent: from the first page, up to PDF_MAX_PAGES and the provider's per-request limits; the
+   * result names the pages left out. Malformed (a word, 0, a range that runs backwards, more than
+   * 100 entries): invalid_request (field pages). Other documents and models ignore it.
+   */
+  pages?: string;
   /** Same as service_id (the routing design). */
   serviceId?: string;
 }
@@ -232,7 +240,7 @@ export interface GetArtifactResult {
    * is set, unless the request asked for media "assembly"), file (file is set, unless media
    * "assembly").
    */
-  routing: Open<"text" | "image_url" | "file">;
+  routing: Open<"text" | "image_url" | "file" | "pages">;
   /**
    * routing text: the text byte-for-byte (contentType text), or a description in the request's
    * locale: the routing design's four-line template ([无法读取] {filename} (artifact:{id}) /
@@ -256,6 +264,8 @@ export interface GetArtifactResult {
    * format, dimensions and bytes, and the actions taken.
    */
   imageProcessing?: ImageProcessing;
+  /** routing pages: the PDF's pages sent as images, and those left out. */
+  pages?: PagesResult;
   /** Estimated input tokens of what is sent, against the same media as base64 text. */
   usage: Usage;
   assembly?: Assembly;
@@ -382,6 +392,48 @@ export interface ImageInfo {
   height: number;
   /** Size of the encoded image (not its base64). */
   bytes: number;
+}
+
+/**
+ * PagesResult says which pages of a PDF went to the model as images (routing pages). Page lists are
+ * written as the request field pages reads them ("1-3,7").
+ */
+export interface PagesResult {
+  /** Pages in the document. */
+  total: number;
+  /** The pages sent, in order. */
+  sent: string;
+  /**
+   * Pages asked for (or, without pages, in the document) that were not sent: past PDF_MAX_PAGES or
+   * the provider's per-request limits, or after RENDER_TIMEOUT. The text names them so that the
+   * model can ask for them with pages.
+   */
+  left?: string;
+  /** Pages that could not be rendered (damaged). */
+  failed?: string;
+  /** RENDER_TIMEOUT stopped rendering: left holds the rest. */
+  timedOut?: boolean;
+  /**
+   * One entry per page sent, in order. Left out with media "assembly" (the assembly carries them).
+   */
+  images?: PageImage[];
+}
+
+/** PageImage is one page sent as an image. */
+export interface PageImage {
+  /** The page's number, 1-based. */
+  page: number;
+  /**
+   * The text part sent before the image: the page's name ("report.pdf, page 2 of 9") and its text
+   * layer when it has one.
+   */
+  text: string;
+  imageUrl: ImageURLPart;
+  /**
+   * The rendered page as sent: format (png, or jpeg for a scan), pixels and bytes (original: the
+   * page as drawn).
+   */
+  imageProcessing: ImageProcessing;
 }
 
 /**

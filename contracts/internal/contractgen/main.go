@@ -71,7 +71,7 @@ var named = map[string]any{
 	"Locales":      contracts.Locales,
 	"MediaModes":   []string{contracts.MediaBoth, contracts.MediaResult, contracts.MediaAssembly},
 	"ContentTypes": []string{contracts.ContentText, contracts.ContentImage, contracts.ContentBinary},
-	"Routings":     []string{contracts.RouteText, contracts.RouteImageURL, contracts.RouteFile},
+	"Routings":     []string{contracts.RouteText, contracts.RouteImageURL, contracts.RouteFile, contracts.RoutePages},
 	"BinaryTypes":  []string{contracts.BinaryImage, contracts.BinaryAudio, contracts.BinaryVideo, contracts.BinaryDocument, contracts.BinaryOther},
 	"ImageActions": []string{contracts.ImageOriented, contracts.ImageFirstFrame, contracts.ImageConverted, contracts.ImageDownscaled, contracts.ImageReencoded},
 	"DecidedBy":    []string{contracts.DecidedByRegistry, contracts.DecidedByRequest, contracts.DecidedByNone},
@@ -88,6 +88,7 @@ var named = map[string]any{
 	"MaxIDLen":       contracts.MaxIDLen,
 	"MaxRefLen":      contracts.MaxRefLen,
 	"MaxMIMETypeLen": contracts.MaxMIMETypeLen,
+	"MaxPagesLen":    contracts.MaxPagesLen,
 }
 
 // dialectsWhere lists the names of the dialects of the table that match, in table order.

@@ -188,6 +188,13 @@ class GetArtifactRequest(_GetArtifactRequestRequired, total=False):
     #: description, even when the registry entry asks for extraction. Absent: the registry entry's
     #: extractText (default false). A model that takes the document as a file still gets the file.
     extract_text: bool
+    #: Which pages of a PDF to send as images to a model that reads images but takes no PDF
+    #: (routing pages): comma-separated pages and ranges, 1-based ("1-3,7"; "10-" is page 10 to the
+    #: end). Absent: from the first page, up to PDF_MAX_PAGES and the provider's per-request
+    #: limits; the result names the pages left out. Malformed (a word, 0, a range that runs
+    #: backwards, more than 100 entries): invalid_request (field pages). Other documents and models
+    #: ignore it.
+    pages: str
 
 
 class _GetArtifactResultRequired(TypedDict):
@@ -230,6 +237,8 @@ class GetArtifactResult(_GetArtifactResultRequired, total=False):
     #: What was done to a routed image to fit the model (routing image_url): the original and the
     #: sent format, dimensions and bytes, and the actions taken.
     imageProcessing: ImageProcessing
+    #: routing pages: the PDF's pages sent as images, and those left out.
+    pages: PagesResult
     assembly: Assembly
     #: What decided which inputs the model takes: the capability registry entry that service_id
     #: resolved to, the request's capabilities list, or nothing (text only).
@@ -359,6 +368,45 @@ class ImageInfo(TypedDict):
     height: int
     #: Size of the encoded image (not its base64).
     bytes: int
+
+
+class _PagesResultRequired(TypedDict):
+    #: Pages in the document.
+    total: int
+    #: The pages sent, in order.
+    sent: str
+
+
+class PagesResult(_PagesResultRequired, total=False):
+    """PagesResult says which pages of a PDF went to the model as images (routing pages). Page
+    lists are written as the request field pages reads them ("1-3,7").
+    """
+
+    #: Pages asked for (or, without pages, in the document) that were not sent: past PDF_MAX_PAGES
+    #: or the provider's per-request limits, or after RENDER_TIMEOUT. The text names them so that
+    #: the model can ask for them with pages.
+    left: str
+    #: Pages that could not be rendered (damaged).
+    failed: str
+    #: RENDER_TIMEOUT stopped rendering: left holds the rest.
+    timedOut: bool
+    #: One entry per page sent, in order. Left out with media "assembly" (the assembly carries
+    #: them).
+    images: List[PageImage]
+
+
+class PageImage(TypedDict):
+    """PageImage is one page sent as an image."""
+
+    #: The page's number, 1-based.
+    page: int
+    #: The text part sent before the image: the page's name ("report.pdf, page 2 of 9") and its
+    #: text layer when it has one.
+    text: str
+    imageUrl: ImageURLPart
+    #: The rendered page as sent: format (png, or jpeg for a scan), pixels and bytes (original: the
+    #: page as drawn).
+    imageProcessing: ImageProcessing
 
 
 class Usage(TypedDict):
@@ -735,6 +783,8 @@ __all__ = [
     "Extraction",
     "ImageProcessing",
     "ImageInfo",
+    "PagesResult",
+    "PageImage",
     "Usage",
     "ModelDecision",
     "GetHistoryImageRequest",

@@ -1,0 +1,208 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/handlers"
+	"github.com/agentworks/artifact-worker/handling"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
+	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/pdfpages/pdfpagestest"
+	"github.com/agentworks/artifact-worker/routing"
+)
+
+// fixedFormats gives every service the same formats (a provider's limits, for the page budget).
+type fixedFormats routing.Formats
+
+func (f fixedFormats) Formats(string, string) routing.Formats { return routing.Formats(f) }
+
+func pagesHandler(t *testing.T, formats handlers.ModelFormats, files ...string) *handlers.GetArtifact {
+	t.Helper()
+	store, err := objectstore.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		data := testfiles.PDFFile(name)
+		if _, err := store.Put(context.Background(), objectstore.ArtifactKey(name), bytes.NewReader(data), int64(len(data)), "application/pdf", map[string]string{"filename": name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &handlers.GetArtifact{Blobs: store, MaxSize: 20 << 20, Formats: formats, Pages: pdfpagestest.Renderer(t)}
+}
+
+func getArtifact(t *testing.T, h *handlers.GetArtifact, req map[string]any) (contracts.GetArtifactResult, error) {
+	t.Helper()
+	req["request_id"] = "r1"
+	body, _ := json.Marshal(req)
+	out, err := h.Handle(context.Background(), handling.Request{RequestID: "r1", Body: body})
+	if err != nil {
+		return contracts.GetArtifactResult{}, err
+	}
+	var res contracts.GetArtifactResult
+	if err := json.Unmarshal(out.(handling.Encoded), &res); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return res, nil
+}
+
+// sequence lists an assembly's parts in order: "T:" and the text of each text part, "I" for each
+// image part (a data:image URL, an image MIME type, or a Bedrock image format), in every dialect.
+func sequence(t *testing.T, a contracts.Assembly) []string {
+	t.Helper()
+	var out []string
+	walk := func(raw json.RawMessage) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		key := ""
+		inKey := map[int]bool{} // depth -> next string is a key
+		var stack []json.Delim
+		for {
+			tok, err := dec.Token()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatalf("assembly JSON: %v", err)
+			}
+			switch v := tok.(type) {
+			case json.Delim:
+				if v == '{' || v == '[' {
+					stack = append(stack, v)
+					inKey[len(stack)] = v == '{'
+				} else {
+					stack = stack[:len(stack)-1]
+					if len(stack) > 0 && stack[len(stack)-1] == '{' {
+						inKey[len(stack)] = true
+					}
+				}
+				continue
+			case string:
+				d := len(stack)
+				if d > 0 && stack[d-1] == '{' && inKey[d] {
+					key, inKey[d] = v, false
+					continue
+				}
+				switch {
+				case key == "text":
+					out = append(out, "T:"+v)
+				case strings.HasPrefix(v, "data:image/"),
+					(key == "mimeType" || key == "media_type" || key == "mime_type") && strings.HasPrefix(v, "image/"),
+					key == "format" && (v == "png" || v == "jpeg"):
+					out = append(out, "I")
+				}
+				if d == 0 { // a string tool content
+					out = append(out, "T:"+v)
+				}
+			}
+			if d := len(stack); d > 0 && stack[d-1] == '{' {
+				inKey[d] = true
+			}
+		}
+	}
+	walk(a.ToolContent)
+	for _, m := range a.FollowUp {
+		walk(m.Content)
+		walk(m.Parts)
+	}
+	return out
+}
+
+func TestPagesForAVisionOnlyModelInEveryDialect(t *testing.T) {
+	h := pagesHandler(t, nil, "report.pdf")
+	for _, dialect := range contracts.Dialects {
+		t.Run(dialect, func(t *testing.T) {
+			res, err := getArtifact(t, h, map[string]any{"ref": "report.pdf", "capabilities": []string{"text", "vision"}, "dialect": dialect, "locale": "en"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Routing != contracts.RoutePages || res.Pages == nil || res.Pages.Total != 2 || res.Pages.Sent != "1-2" || len(res.Pages.Images) != 2 {
+				t.Fatalf("routing %s, pages %+v", res.Routing, res.Pages)
+			}
+			if !strings.HasPrefix(res.Content, "report.pdf (artifact:report.pdf): a PDF of 2 pages. Pages 1-2 follow") {
+				t.Errorf("content %q", res.Content)
+			}
+			// Each page: its name and text layer, then its image, in order.
+			seq := sequence(t, res.Assembly)
+			var pages []string
+			for i, s := range seq {
+				if s == "I" && i > 0 && strings.HasPrefix(seq[i-1], "T:report.pdf, page ") {
+					pages = append(pages, seq[i-1])
+				}
+			}
+			if len(pages) != 2 || !strings.HasPrefix(pages[0], "T:report.pdf, page 1 of 2\nText layer:\nQuarterly Report") ||
+				!strings.HasPrefix(pages[1], "T:report.pdf, page 2 of 2\nText layer:\n") || !strings.Contains(pages[1], "Page two") {
+				t.Errorf("pages in the assembly: %q (sequence %d parts)", pages, len(seq))
+			}
+			if n := strings.Count(strings.Join(seq, "\x00"), "I"); n != 2 {
+				t.Errorf("%d images in the assembly, want 2", n)
+			}
+			if res.Usage.InputTokens <= 0 || res.Usage.TokensSaved <= 0 || res.Usage.Basis == contracts.UsageUnknown {
+				t.Errorf("usage %+v", res.Usage)
+			}
+		})
+	}
+}
+
+func TestPagesLeaveOtherModelsAlone(t *testing.T) {
+	h := pagesHandler(t, nil, "report.pdf")
+	// A model that takes PDFs gets the file.
+	res, err := getArtifact(t, h, map[string]any{"ref": "report.pdf", "capabilities": []string{"text", "vision", "file"}, "dialect": "anthropic"})
+	if err != nil || res.Routing != contracts.RouteFile || res.Pages != nil {
+		t.Errorf("PDF-reading model: routing %s, pages %v, %v", res.Routing, res.Pages, err)
+	}
+	// A text-only model gets the description.
+	res, err = getArtifact(t, h, map[string]any{"ref": "report.pdf", "capabilities": []string{"text"}, "locale": "en"})
+	if err != nil || res.Routing != contracts.RouteText || !strings.HasPrefix(res.Content, "[Cannot read] report.pdf") {
+		t.Errorf("text-only model: routing %s, content %q, %v", res.Routing, res.Content, err)
+	}
+	// extract_text true asks for the text alone.
+	res, err = getArtifact(t, h, map[string]any{"ref": "report.pdf", "capabilities": []string{"text", "vision"}, "extract_text": true, "locale": "en"})
+	if err != nil || res.Routing != contracts.RouteText || res.Metadata.Extracted == nil {
+		t.Errorf("extract_text: routing %s, %v", res.Routing, err)
+	}
+}
+
+func TestPagesSelectionBudgetAndLeftOut(t *testing.T) {
+	// A provider that takes at most 3 images a request.
+	h := pagesHandler(t, fixedFormats(routing.Formats{Image: []string{"png", "jpeg"}, Limits: routing.ImageLimits{MaxLongEdge: 1568}, Request: contracts.RequestLimits{MaxImages: 3}}), "pages300.pdf")
+	res, err := getArtifact(t, h, map[string]any{"ref": "pages300.pdf", "capabilities": []string{"text", "vision"}, "locale": "en", "dialect": "anthropic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pages.Sent != "1-3" || res.Pages.Left != "4-300" || !strings.Contains(res.Content, `Pages 4-300 not included; ask with pages (for example pages "4-300").`) {
+		t.Errorf("sent %s, left %s, content %q", res.Pages.Sent, res.Pages.Left, res.Content)
+	}
+	res, err = getArtifact(t, h, map[string]any{"ref": "pages300.pdf", "capabilities": []string{"text", "vision"}, "pages": "7,150-151", "media": "assembly"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pages.Sent != "7,150-151" || res.Pages.Left != "" || res.Pages.Images != nil || !strings.Contains(res.Content, "第 7,150-151 页") {
+		t.Errorf("selection: sent %s, left %s, %d images in the result, content %q", res.Pages.Sent, res.Pages.Left, len(res.Pages.Images), res.Content)
+	}
+	_, err = getArtifact(t, h, map[string]any{"ref": "pages300.pdf", "capabilities": []string{"text", "vision"}, "pages": "5-2"})
+	var ce *contracts.Error
+	if !errors.As(err, &ce) || ce.Code != contracts.CodeInvalidRequest || ce.Field != "pages" || !strings.Contains(ce.Message, "runs backwards") {
+		t.Errorf("bad pages: %v", err)
+	}
+}
+
+func TestPagesOfBadPDFsAreDescribed(t *testing.T) {
+	h := pagesHandler(t, nil, "locked.pdf", "broken.pdf", "zero.pdf")
+	for name, want := range map[string]string{
+		"locked.pdf": "[Cannot read] locked.pdf (artifact:locked.pdf)\nThe PDF is encrypted",
+		"broken.pdf": "[File processing failed: broken.pdf]",
+		"zero.pdf":   "[Cannot read] zero.pdf (artifact:zero.pdf)\nThe PDF has no pages.",
+	} {
+		res, err := getArtifact(t, h, map[string]any{"ref": name, "capabilities": []string{"text", "vision"}, "locale": "en"})
+		if err != nil || res.Routing != contracts.RouteText || !strings.HasPrefix(res.Content, want) {
+			t.Errorf("%s: routing %s, content %q, %v", name, res.Routing, res.Content, err)
+		}
+	}
+}
