@@ -63,23 +63,24 @@ func (r *Registry) ollama(name string, prefixed bool, t *trace) (*entry, string,
 	if family == "" || strings.Contains(tag, ":") {
 		return nil, "", false
 	}
-	forms := make([]string, 0, 3)
 	if tag != "" {
-		forms = append(forms, "ollama/"+family+":"+tag)
+		if e, ok := r.families[family+":"+tag]; ok {
+			t.rule("Ollama tag (family table)", e.id)
+			return e, e.id, true
+		}
 		if size, _, cut := strings.Cut(tag, "-"); cut && size != "" {
-			forms = append(forms, "ollama/"+family+":"+size)
+			if e, ok := r.families[family+":"+size]; ok {
+				t.rule("Ollama tag (family table)", e.id)
+				return e, e.id, true
+			}
 		}
 	}
-	forms = append(forms, "ollama/"+family)
-	for _, key := range forms {
-		e, ok := r.byKey[key]
-		if ok {
-			t.rule("Ollama tag (family table)", key)
-			return e, key, true
-		}
+	if e, ok := r.families[family]; ok {
+		t.rule("Ollama tag (family table)", e.id)
+		return e, e.id, true
 	}
-	if had { // said to be Ollama's: say what the table was asked
-		t.rule("Ollama tag (family table)", forms[len(forms)-1])
+	if had && t != nil { // said to be Ollama's: say what the table was asked
+		t.rule("Ollama tag (family table)", "ollama/"+family)
 	}
 	return nil, "", false
 }
@@ -126,6 +127,9 @@ func (r *Registry) huggingFace(name string, t *trace) (*entry, string, string, b
 	if !ok || org == "" || model == "" || strings.ContainsAny(model, ":@ ") {
 		return nil, "", "", false
 	}
+	if !repackagers[org] && !r.hfOrgs[org] {
+		return nil, "", "", false // no family of the table is published by org
+	}
 	if host == "" {
 		host = "vllm"
 	}
@@ -148,12 +152,42 @@ func (r *Registry) huggingFace(name string, t *trace) (*entry, string, string, b
 			}
 		}
 	}
-	t.rule("Hugging Face id (organisation and model name)", forms[len(forms)-1])
+	if t != nil {
+		t.rule("Hugging Face id (organisation and model name)", forms[len(forms)-1])
+	}
 	return nil, "", "", false
 }
 
 // isLocal reports whether e is a row of the local family table.
 func isLocal(e *entry) bool { return strings.HasPrefix(e.id, "ollama/") }
+
+// localOrgs are the Hugging Face organisations of the family table's aliases ("qwen" of
+// "qwen/qwen2.5-vl").
+func localOrgs(r *Registry) map[string]bool {
+	orgs := map[string]bool{}
+	for _, e := range r.entries {
+		if isLocal(e) {
+			for _, a := range e.aliases {
+				if org, _, ok := strings.Cut(lookupKey(a), "/"); ok {
+					orgs[org] = true
+				}
+			}
+		}
+	}
+	return orgs
+}
+
+// localFamilies maps each family table entry's name without "ollama/" ("llava", "gemma3:1b") to
+// the entry that resolves it: the registry's entry for "ollama/NAME", whichever layer holds it.
+func localFamilies(r *Registry) map[string]*entry {
+	families := map[string]*entry{}
+	for k, e := range r.byKey {
+		if name, ok := strings.CutPrefix(k, "ollama/"); ok && name != "" {
+			families[name] = e
+		}
+	}
+	return families
+}
 
 // localStems maps the model name of each family's Hugging Face aliases ("qwen2.5-vl" of
 // "qwen/qwen2.5-vl") to the family, for re-packaged weights.

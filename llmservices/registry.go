@@ -52,6 +52,8 @@ type Registry struct {
 	hosts     map[string]string   // first path segment → the provider it names (File.Hosts)
 	ceilings  map[string][]string // provider → the most any model reads there (Host.Inputs)
 	stems     map[string]*entry   // Hugging Face model stem → local family (local.go)
+	families  map[string]*entry   // Ollama family ("llava", "gemma3:1b") → its entry "ollama/…" (local.go)
+	hfOrgs    map[string]bool     // Hugging Face organisations of the family table (local.go)
 	warnings  []string
 }
 
@@ -551,6 +553,8 @@ func build(layers []layer) (*Registry, error) {
 	}
 	errs = append(errs, r.takeLikes()...)
 	r.stems = localStems(r)
+	r.families = localFamilies(r)
+	r.hfOrgs = localOrgs(r)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -678,13 +682,16 @@ func (r *Registry) inputsFor(e *entry, servedBy string) []string {
 // the provider serving it (Entry.ServedBy when the registry has that provider, else
 // Entry.Provider), else the "default" provider's, else routing.DefaultFormats. A name that
 // resolves to nothing takes those of fallbackProvider (the provider behind the request's
-// dialect, see routing.DialectProvider). A nil Registry gives routing.DefaultFormats.
+// dialect, see routing.DialectProvider), or Bedrock's for a Bedrock ARN. A nil Registry gives routing.DefaultFormats.
 func (r *Registry) Formats(serviceID, fallbackProvider string) routing.Formats {
 	if r == nil {
 		return routing.DefaultFormats()
 	}
 	e, servedBy := r.lookup(serviceID)
 	if e == nil {
+		if _, arn := bedrockARN(lookupKey(serviceID)); arn {
+			fallbackProvider = "bedrock" // an inference profile nobody registered is still Bedrock's
+		}
 		return r.provider(fallbackProvider).formats
 	}
 	return r.entryFormats(e, servedBy)

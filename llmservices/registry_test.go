@@ -485,3 +485,17 @@ func TestLike(t *testing.T) {
 		t.Errorf("an unknown like: %v", err)
 	}
 }
+
+// TestUnregisteredARNIsBedrocks: an application inference profile nobody registered is text
+// only, with Bedrock's formats and request limits whatever the request's dialect.
+func TestUnregisteredARNIsBedrocks(t *testing.T) {
+	t.Parallel()
+	r := llmservices.Default()
+	arn := "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/zz9999"
+	if r.Has(arn) || !slices.Equal(r.Capabilities(arn), []string{"text"}) {
+		t.Fatalf("%s resolves: %v", arn, r.Capabilities(arn))
+	}
+	if f := r.Formats(arn, "anthropic"); f.Request.MaxImages != 20 || !slices.Contains(f.File, "docx") {
+		t.Errorf("formats %+v, want Bedrock's", f)
+	}
+}

@@ -105,7 +105,9 @@ func (r *Registry) find(name string, t *trace) (*entry, string, string) {
 		if !w.spelling() && !w.version() {
 			break
 		}
-		t.rule(w.ruleText(), w.s)
+		if t != nil { // the rule's text is for people: built only when asked
+			t.rule(w.ruleText(), w.s)
+		}
 		if e, ok := r.byKey[w.s]; ok && !oneWord(w.s) {
 			return e, cmp.Or(w.servedBy(), e.servedBy, localHost(e, w.s)), w.s
 		}
