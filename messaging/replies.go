@@ -24,9 +24,10 @@ import (
 // "<request_id>.again-<n>" when its reply was lost (a reconnect, a route between servers breaking),
 // JetStream redelivers a request whose ack was lost, a caller sends the same request again. Each
 // would run the handler again (for workspace.file_written, write the file again). Instead, once a
-// request ran, its reply is written to the WORKER_REPLIES bucket before it is published, keyed by the
-// request (ReplyKey); a request that finds its record is answered with the stored reply, and its
-// outcome is `replayed`, not `ok`.
+// request ran, its reply is written to the WORKER_REPLIES bucket, keyed by the request (ReplyKey):
+// sent ahead of the reply on the same connection (the server reads them in that order) and confirmed
+// by the server before the request is acked, the two round trips overlapping. A request that finds
+// its record is answered with the stored reply, and its outcome is `replayed`, not `ok`.
 //
 // A record holds the reply itself when it fits in one message, else the name of the claim that
 // carries it (the claim stays in the claim-check bucket until its reader deletes it, or its TTL):
@@ -50,7 +51,9 @@ type ReplyConfig struct {
 
 // Replies is the reply record bucket. It is safe for concurrent use.
 type Replies struct {
-	kv       jetstream.KeyValue
+	kv jetstream.KeyValue
+	// async writes records: its publishes are acknowledged asynchronously, each within recordCall.
+	async    jetstream.JetStream
 	maxValue int // the largest record that fits in one message
 }
 
@@ -83,7 +86,11 @@ func EnsureReplies(ctx context.Context, js jetstream.JetStream, cfg ReplyConfig)
 	if err != nil {
 		return nil, fmt.Errorf("reply bucket %s: %w", contracts.ReplyBucket, err)
 	}
-	return &Replies{kv: kv, maxValue: int(js.Conn().MaxPayload()) - 16*1024}, nil
+	async, err := jetstream.New(js.Conn(), jetstream.WithPublishAsyncTimeout(recordCall))
+	if err != nil {
+		return nil, fmt.Errorf("reply bucket %s: %w", contracts.ReplyBucket, err)
+	}
+	return &Replies{kv: kv, async: async, maxValue: int(js.Conn().MaxPayload()) - 16*1024}, nil
 }
 
 // ReplyKey is the key of a request's record: a digest of its subject, its request_id, its body (claim
@@ -141,23 +148,54 @@ type replyRecord struct {
 // is not recorded.
 var errTooLargeRecord = errors.New("reply record larger than one message")
 
-// put records msg (a reply as published: an inline body, or a Claim-Check header) as the reply of key.
-func (r *Replies) put(ctx context.Context, key, subject, requestID string, msg *nats.Msg) error {
-	rec := replyRecord{Subject: subject, RequestID: requestID, ClaimCheck: msg.Header.Get(contracts.HeaderClaimCheck)}
-	if rec.ClaimCheck == "" {
-		rec.Reply = msg.Data
+// start begins recording msg (a reply as published: an inline body, or a Claim-Check header) as the
+// reply of key: the record is written to the connection before it returns, and wait reports, within
+// recordCall, whether the server stored it. The caller publishes the reply on the same connection
+// between the two, so the record is sent first and both travel in one round trip (see
+// Pipeline.reply).
+func (r *Replies) start(key, subject, requestID string, msg *nats.Msg) (wait func(context.Context) error) {
+	val, err := recordValue(subject, requestID, msg)
+	if err == nil && len(val) > r.maxValue {
+		err = errTooLargeRecord
 	}
-	val, err := json.Marshal(rec)
+	var ack jetstream.PubAckFuture
+	if err == nil {
+		ack, err = r.async.PublishAsync(recordSubject(key), val)
+	}
 	if err != nil {
-		return err
+		return func(context.Context) error { return err }
 	}
-	if len(val) > r.maxValue {
-		return errTooLargeRecord
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, recordCall)
+		defer cancel()
+		select {
+		case <-ack.Ok():
+			return nil
+		case err := <-ack.Err():
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, recordCall)
-	defer cancel()
-	_, err = r.kv.Put(ctx, key, val)
-	return err
+}
+
+// recordSubject is the subject a record of key is published on (the bucket's, as KeyValue.Put uses).
+func recordSubject(key string) string { return "$KV." + contracts.ReplyBucket + "." + key }
+
+// recordValue is the JSON of msg's replyRecord. The reply body goes in as it is: it is the compact
+// JSON the pipeline published (encodeReply); json.Marshal would validate and compact it again, a pass
+// over every byte of the base64 it carries, which was most of the CPU a 100 KB get_artifact cost.
+func recordValue(subject, requestID string, msg *nats.Msg) ([]byte, error) {
+	rec := replyRecord{Subject: subject, RequestID: requestID, ClaimCheck: msg.Header.Get(contracts.HeaderClaimCheck)}
+	head, err := json.Marshal(rec)
+	if err != nil || rec.ClaimCheck != "" || len(msg.Data) == 0 {
+		return head, err
+	}
+	val := make([]byte, 0, len(head)+len(`,"reply":`)+len(msg.Data))
+	val = append(val, head[:len(head)-1]...) // without its closing brace
+	val = append(val, `,"reply":`...)
+	val = append(val, msg.Data...)
+	return append(val, '}'), nil
 }
 
 // get returns the record of key, nil when there is none.

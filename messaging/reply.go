@@ -21,9 +21,11 @@ const replyConfirmTimeout = 5 * time.Second
 
 // reply publishes env to replyTo with core NATS, through the claim check when it is too large.
 // It returns the number of bytes of the reply body and whether it went by claim check. record, when
-// not nil, is given the reply message (inline or claim-checked) before it is published; without a
-// Reply-To, a reply that fits in one message.
-func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply, record func(*nats.Msg)) (int, bool, error) {
+// not nil, is given the reply message (inline or claim-checked) before it is published, starts
+// recording it and returns the wait for the record's confirmation; without a Reply-To, it is given a
+// reply that fits in one message. The record goes out first on the connection the reply then takes,
+// and its confirmation is awaited after the reply's: the two round trips overlap.
+func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply, record func(*nats.Msg) (wait func())) (int, bool, error) {
 	if replyTo == "" && record == nil {
 		return 0, false, nil
 	}
@@ -35,7 +37,7 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
 	if replyTo == "" {
 		if body := bytes.Join(parts, nil); p.deps.Claims.Fits(len(body)) {
-			record(&nats.Msg{Header: hdr, Data: body})
+			record(&nats.Msg{Header: hdr, Data: body})()
 		}
 		return 0, false, nil
 	}
@@ -47,7 +49,7 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 		return 0, false, err
 	}
 	if record != nil {
-		record(msg)
+		defer record(msg)()
 	}
 	if err := p.send(ctx, msg); err != nil {
 		if name := msg.Header.Get(contracts.HeaderClaimCheck); name != "" && record == nil && !errors.Is(err, errNotConfirmed) {

@@ -94,12 +94,16 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		// the whole handler). It ends at the delivery's deadline, where the heartbeat stops.
 		// A large result (a 20 MB PDF sent whole) stays alive until its reply is published.
 		defer gcpace.Hold(int64(len(out.Reply.Result)))()
-		var record func(*nats.Msg)
+		var record func(*nats.Msg) func()
 		if p.deps.Replies != nil {
-			// Recorded before it is published: a request asked again from now on is answered with it.
-			record = func(msg *nats.Msg) {
-				if err := p.deps.Replies.put(rctx, key, subject, out.Reply.RequestID, msg); err != nil {
-					p.deps.Logger.WarnContext(ctx, "reply record not stored; the request runs again if asked again", "subject", subject, "request_id", out.Reply.RequestID, "error", err.Error())
+			// The record is sent ahead of the reply, on the same connection, and confirmed before the
+			// request is acked: a request asked again from then on is answered with it.
+			record = func(msg *nats.Msg) func() {
+				wait := p.deps.Replies.start(key, subject, out.Reply.RequestID, msg)
+				return func() {
+					if err := wait(rctx); err != nil {
+						p.deps.Logger.WarnContext(ctx, "reply record not stored; the request runs again if asked again", "subject", subject, "request_id", out.Reply.RequestID, "error", err.Error())
+					}
 				}
 			}
 		}
