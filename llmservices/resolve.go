@@ -160,7 +160,8 @@ func (r *Registry) Entries() []Entry {
 	}
 	out := make([]Entry, 0, len(r.entries))
 	for _, e := range r.entries {
-		out = append(out, r.entryOf(e, lookupKey(e.id), e.servedBy, nil))
+		k := lookupKey(e.id)
+		out = append(out, r.entryOf(e, k, cmp.Or(e.servedBy, localHost(e, k)), nil))
 	}
 	return out
 }
