@@ -248,3 +248,18 @@ func pagesUsage(r contracts.ContentRouteResult, dialect string, f Formats) contr
 	u.TokensSaved = u.Base64TextTokens - u.InputTokens
 	return u
 }
+
+// PDFRoute is how a PDF that fits the size limit reaches a model with caps and formats f in a
+// dialect: contracts.RouteFile (the model takes PDFs), RoutePages (it reads images: its pages as
+// images) or RouteText (a description, or the text with extract_text). It is what Route and
+// RendersPages decide for a sound PDF; `worker models explain` shows it.
+func PDFRoute(caps Capabilities, f Formats, dialect string) string {
+	f, dialect = f.orDefault(), normalizeDialect(dialect)
+	switch {
+	case caps.Has(contracts.CapFile) && f.Accepts(dialect, contracts.BinaryDocument, "pdf"):
+		return contracts.RouteFile
+	case caps.Has(contracts.CapVision) && len(PagesTarget(f, dialect).Formats) > 0:
+		return contracts.RoutePages
+	}
+	return contracts.RouteText
+}

@@ -238,6 +238,9 @@ type entryJSON struct {
 	RequestLimits   contracts.RequestLimits `json:"requestLimits"`
 	ToolResultMedia string                  `json:"toolResultMedia"`
 	ExtractText     bool                    `json:"extractText,omitempty"`
+	// PDF is how a PDF reaches the model in the default dialect: file, pages (its pages as images
+	// with their text layers) or text (a description, or its text with extract_text).
+	PDF string `json:"pdf"`
 }
 
 func explainView(name string, e llmservices.Entry, ok bool) explainJSON {
@@ -260,8 +263,24 @@ func explainView(name string, e llmservices.Entry, ok bool) explainJSON {
 		Formats:       llmservices.Modalities{Image: nonNil(f.Image), File: nonNil(f.File), Audio: nonNil(f.Audio), Video: nonNil(f.Video)},
 		ImageLimits:   llmservices.Limits{MaxLongEdge: f.Limits.MaxLongEdge, MaxShortEdge: f.Limits.MaxShortEdge, MaxPixels: f.Limits.MaxPixels, MaxBytes: f.Limits.MaxBytes, StaticOnly: f.Limits.StaticOnly},
 		RequestLimits: f.Request, ToolResultMedia: media, ExtractText: e.ExtractText,
+		PDF: routing.PDFRoute(routing.NewCapabilities(e.Capabilities...), f, ""),
 	}
 	return v
+}
+
+// pdfDecision says in words how a PDF reaches the model (routing.PDFRoute).
+func pdfDecision(route string, l contracts.RequestLimits) string {
+	switch route {
+	case contracts.RouteFile:
+		return "sent as a file"
+	case contracts.RoutePages:
+		s := "its pages as images, each with its text layer (routing pages), up to PDF_MAX_PAGES a request"
+		if l.MaxImages > 0 {
+			s += fmt.Sprintf(" and the provider's %d images", l.MaxImages)
+		}
+		return s
+	}
+	return "described (its text with extract_text)"
 }
 
 func nonNil(l []string) []string {
@@ -327,6 +346,7 @@ func modelsExplain(r *llmservices.Registry, name string, asJSON bool, out io.Wri
 		media = routing.ToolResultMediaFollowUp
 	}
 	fmt.Fprintf(out, "tool-result media (gemini): %s\n", media)
+	fmt.Fprintf(out, "pdf:       %s\n", pdfDecision(routing.PDFRoute(routing.NewCapabilities(e.Capabilities...), e.Formats, ""), e.Formats.Request))
 	if e.ExtractText {
 		fmt.Fprintln(out, "documents: their text is extracted for this model (extractText)")
 	}

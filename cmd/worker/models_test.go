@@ -91,11 +91,20 @@ func TestModelsExplain(t *testing.T) {
 		"→ Bedrock version suffix: us.anthropic.claude-sonnet-4-5-20250929",
 		"resolved:  claude-sonnet-4-5 (matched \"claude-sonnet-4-5-20250929\")",
 		"source:    curated", "provider:  anthropic, served by bedrock (its formats apply)",
-		"input:     text, vision, file", "file pdf, csv", "long edge <= 1568 px",
+		"input:     text, vision, file", "file pdf, csv", "long edge <= 1568 px", "pdf:       sent as a file",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain lacks %q:\n%s", want, out)
 		}
+	}
+	// A model that reads images but takes no PDF gets the pages as images.
+	code, out, _ = runModels(t, "explain", "pixtral-large-latest")
+	if code != exitOK || !strings.Contains(out, "pdf:       its pages as images, each with its text layer (routing pages)") {
+		t.Errorf("pixtral: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runModels(t, "explain", "--json", "pixtral-large-latest")
+	if code != exitOK || !strings.Contains(out, `"pdf": "pages"`) {
+		t.Errorf("pixtral --json: exit %d:\n%s", code, out)
 	}
 	code, out, _ = runModels(t, "explain", "acme-model-9")
 	if code != exitFailure || !strings.Contains(out, "resolved:  nothing") || !strings.Contains(out, "text only") {
