@@ -60,17 +60,26 @@ type Worker struct {
 // worker gets its own bucket. mutate adjusts the configuration.
 func Start(t testing.TB, minio *miniotest.Server, mutate ...func(*service.Config)) *Worker {
 	t.Helper()
-	return start(t, minio, natstest.Start(t), "t-"+RandomHex(6), mutate)
+	return start(t, minio, natstest.Start(t), "t-"+RandomHex(6), nil, mutate)
+}
+
+// StartOn runs a worker, with a bucket of its own, on ns, a running nats-server with accounts: the
+// worker connects as workerURL says (nats://user:password@host:port), the test's connection and
+// client with callerOpts (another user, e.g. a runtime of the same account). One account, one
+// worker pool: tests of tenants kept apart by NATS accounts start one per account.
+func StartOn(t testing.TB, minio *miniotest.Server, ns *server.Server, workerURL string, callerOpts []nats.Option, mutate ...func(*service.Config)) *Worker {
+	t.Helper()
+	return start(t, minio, ns, "t-"+RandomHex(6), callerOpts, append([]func(*service.Config){func(c *service.Config) { c.NATSURL = workerURL }}, mutate...))
 }
 
 // StartReplica runs a second worker on the same nats-server and bucket as first, as another
 // replica of the same deployment would.
 func StartReplica(t testing.TB, minio *miniotest.Server, first *Worker, mutate ...func(*service.Config)) *Worker {
 	t.Helper()
-	return start(t, minio, first.NATS, first.Config.S3Bucket, mutate)
+	return start(t, minio, first.NATS, first.Config.S3Bucket, nil, mutate)
 }
 
-func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket string, mutate []func(*service.Config)) *Worker {
+func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket string, connOpts []nats.Option, mutate []func(*service.Config)) *Worker {
 	t.Helper()
 	dir := t.TempDir()
 	registry := filepath.Join(dir, "llmservices.json")
@@ -128,7 +137,7 @@ func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket stri
 	if w.Store, err = service.OpenStore(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	w.Conn = natstest.Connect(t, ns)
+	w.Conn = natstest.Connect(t, ns, connOpts...)
 	if w.Client, err = client.New(context.Background(), w.Conn); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ export interface ToolOptions {
   locale?: "en" | "zh";
   /** Milliseconds a call waits (default: the client's). */
   timeout?: number;
+  /** Artifact-Worker-Scope of every tool call (default: the client's), e.g. "ws:team-a": set by the runtime, never by the model. */
+  scope?: string;
 }
 
 /** get_artifact and get_history_image as AI SDK tools; their results reach the model through toModelOutput. */

@@ -8,7 +8,7 @@ import { callTool, resultParts, toolSpecs } from "./tools.js";
  * calls the worker (results fitted to opts.serviceId, the model's id in the worker's capability
  * registry, or opts.capabilities) and hands the model its result with toModelOutput.
  * @param {import("./index.js").WorkerClient} worker
- * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number}} [opts]
+ * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number, scope?: string}} [opts] scope: the Artifact-Worker-Scope of every call (set by the runtime; the model cannot change it)
  */
 export function artifactTools(worker, opts = {}) {
   return Object.fromEntries(toolSpecs(opts.locale ?? "en").map((spec) => [spec.name, tool({

@@ -21,6 +21,8 @@ export declare const STREAM: "WORKER_REQUESTS";
 export declare const CLAIM_CHECK_BUCKET: "WORKER_CLAIMS";
 /** Request header carrying the caller's deadline (RFC 3339 UTC, milliseconds); a worker does not start the request after it. */
 export declare const HEADER_DEADLINE: "Artifact-Worker-Deadline";
+/** Request header saying what a call may read and write: "*", or comma-separated "ws:<workspaceId>" and "artifact:<prefix>*" entries (contracts/README.md, "Scopes"). */
+export declare const HEADER_SCOPE: "Artifact-Worker-Scope";
 
 /** Request and result type of each subject. */
 export interface SubjectTypes {
@@ -38,6 +40,8 @@ export type ResultOf<S extends Subject> = SubjectTypes[S]["result"];
 export interface CallOptions {
   /** Milliseconds to wait for the reply (default: the client's, 60 000). */
   timeout?: number;
+  /** This call's Artifact-Worker-Scope (default: the client's); set by the runtime, never from a model's arguments. */
+  scope?: string;
 }
 
 /** A reply with ok=false. */
@@ -93,6 +97,8 @@ export interface ClientOptions {
   timeout?: number;
   /** Milliseconds one attempt at storing a request waits for JetStream's acknowledgement before it is tried again (3 000). */
   storeAttemptTimeout?: number;
+  /** Artifact-Worker-Scope of every call that gives none: what the calls may read, e.g. "ws:team-a". */
+  scope?: string;
 }
 
 export declare function newRequestId(): string;
@@ -101,6 +107,8 @@ export declare class WorkerClient {
   constructor(nc: NatsConnection, opts?: ClientOptions);
   static connect(connectOptions?: ConnectionOptions, opts?: ClientOptions): Promise<WorkerClient>;
   readonly nc: NatsConnection;
+  /** The scope calls send when they give none ("": no header). */
+  scope: string;
   /** Reconnects of nc seen so far: a call waiting for its reply asks again after one (a reply sent meanwhile is lost). */
   reconnects: number;
   /** The server's max payload (the last one seen while nats.js reconnects). */

@@ -8,10 +8,10 @@ import { DIALECT_TABLE, TURN_NOTES } from "./dialects.js";
 // The contract's names (subjects, stream, bucket, headers, headroom) are generated from the Go
 // constants (constants.js); the ones the package always exported are exported again here.
 import {
-  CLAIM_CHECK_BUCKET, CONTRACT_VERSION, HEADER_CLAIM_CHECK, HEADER_DEADLINE, HEADER_MSG_ID, HEADER_REPLY_TO, HEADROOM,
+  CLAIM_CHECK_BUCKET, CONTRACT_VERSION, HEADER_CLAIM_CHECK, HEADER_DEADLINE, HEADER_MSG_ID, HEADER_REPLY_TO, HEADER_SCOPE, HEADROOM,
   REQUEST_REPLY_PREFIX, STREAM, Subjects,
 } from "./constants.js";
-export { CLAIM_CHECK_BUCKET, CONTRACT_VERSION, HEADER_DEADLINE, REQUEST_REPLY_PREFIX, STREAM, Subjects };
+export { CLAIM_CHECK_BUCKET, CONTRACT_VERSION, HEADER_DEADLINE, HEADER_SCOPE, REQUEST_REPLY_PREFIX, STREAM, Subjects };
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Milliseconds one attempt at storing a request waits for JetStream's acknowledgement (then it is tried again, until the call's deadline). */
@@ -133,15 +133,17 @@ const dec = new TextDecoder();
 export class WorkerClient {
   /**
    * @param {import("@nats-io/transport-node").NatsConnection} nc
-   * @param {{timeout?: number, storeAttemptTimeout?: number}} [opts] timeout: default milliseconds a
+   * @param {{timeout?: number, storeAttemptTimeout?: number, scope?: string}} [opts] timeout: default milliseconds a
    *   call waits (60 000); storeAttemptTimeout: milliseconds one attempt at storing a request waits
-   *   for JetStream's acknowledgement before it is tried again (3 000)
+   *   for JetStream's acknowledgement before it is tried again (3 000); scope: the
+   *   Artifact-Worker-Scope of every call that does not give its own
    */
   constructor(nc, opts = {}) {
     this.nc = nc;
     this.js = jetstream(nc);
     this.timeout = opts.timeout ?? DEFAULT_TIMEOUT_MS;
     this.storeAttemptTimeout = opts.storeAttemptTimeout ?? STORE_ATTEMPT_TIMEOUT_MS;
+    this.scope = opts.scope ?? "";
     this.ownsConnection = false;
     this.claimsPromise = null;
     this.lastMaxPayload = nc.info?.max_payload;
@@ -238,11 +240,13 @@ export class WorkerClient {
    * a backlog or still being worked on is not asked again.
    * @param {string} subject
    * @param {Uint8Array} body
-   * @param {{timeout?: number, requestId?: string}} [opts]
+   * @param {{timeout?: number, requestId?: string, scope?: string}} [opts] scope: this call's
+   *   Artifact-Worker-Scope (default: the client's)
    * @returns {Promise<Uint8Array>}
    */
   async callRaw(subject, body, opts = {}) {
     const timeoutMs = opts.timeout ?? this.timeout;
+    const scope = opts.scope || this.scope;
     const requestId = opts.requestId ?? requestIdOf(body);
     const deadline = Date.now() + timeoutMs;
     const store = new StoreRetry({ subject, requestId, timeoutMs, deadline, attemptMs: this.storeAttemptTimeout });
@@ -257,6 +261,7 @@ export class WorkerClient {
       const h = headers();
       h.set(HEADER_REPLY_TO, inbox);
       h.set(HEADER_DEADLINE, new Date(deadline).toISOString());
+      if (scope) h.set(HEADER_SCOPE, scope);
       if (msgId) h.set(HEADER_MSG_ID, msgId);
       let data = body;
       if (body.length > this.maxPayload() - HEADROOM) {

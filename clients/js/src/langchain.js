@@ -13,7 +13,7 @@ import { TOOL_SUBJECTS, resultParts, toolSpecs } from "./tools.js";
  * opts.capabilities); a call the worker answers with an error gives an error ToolMessage (status
  * "error") with the tool result the worker made for it.
  * @param {import("./index.js").WorkerClient} worker
- * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number}} [opts]
+ * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number, scope?: string}} [opts] scope: the Artifact-Worker-Scope of every call (set by the runtime; the model cannot change it)
  */
 export function artifactTools(worker, opts = {}) {
   return toolSpecs(opts.locale ?? "en").map((spec) => tool(

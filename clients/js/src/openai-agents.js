@@ -8,7 +8,7 @@ import { callTool, resultParts, toolSpecs } from "./tools.js";
  * The function tools get_artifact and get_history_image (in that order) for an Agent's `tools`,
  * results fitted to opts.serviceId (or opts.capabilities).
  * @param {import("./index.js").WorkerClient} worker
- * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number}} [opts]
+ * @param {{serviceId?: string, capabilities?: string[], locale?: "en" | "zh", timeout?: number, scope?: string}} [opts] scope: the Artifact-Worker-Scope of every call (set by the runtime; the model cannot change it)
  */
 export function artifactTools(worker, opts = {}) {
   return toolSpecs(opts.locale ?? "en").map((spec) => tool({

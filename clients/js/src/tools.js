@@ -100,7 +100,7 @@ export function toolSpecs(locale = "en") {
  * @param {import("./index.js").WorkerClient} worker
  * @param {"get_artifact" | "get_history_image"} name
  * @param {Record<string, unknown>} args the model's arguments (ref, or image_md5)
- * @param {{serviceId?: string, capabilities?: string[], locale?: string, timeout?: number}} [opts]
+ * @param {{serviceId?: string, capabilities?: string[], locale?: string, timeout?: number, scope?: string}} [opts] scope: the Artifact-Worker-Scope of every call (set by the runtime; the model cannot change it)
  */
 export function callTool(worker, name, args, opts = {}) {
   const subject = TOOL_SUBJECTS[name];
@@ -111,7 +111,8 @@ export function callTool(worker, name, args, opts = {}) {
     ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
     ...(opts.locale ? { locale: opts.locale } : {}),
   };
-  return worker.call(subject, request, opts.timeout ? { timeout: opts.timeout } : {});
+  // The scope is the adapter's (the runtime's), never a tool argument: the model cannot widen it.
+  return worker.call(subject, request, { ...(opts.timeout ? { timeout: opts.timeout } : {}), ...(opts.scope ? { scope: opts.scope } : {}) });
 }
 
 /**

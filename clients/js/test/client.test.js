@@ -298,3 +298,17 @@ test("a plain core request from nats.js gets the worker's reply", async () => {
     await nc.close();
   }
 });
+
+test("a scope (client option or per call) makes the worker answer another workspace's file as not found", async () => {
+  const mine = randomId("jsmine"), theirs = randomId("jstheirs");
+  const write = (ws) => client.fileWritten({ workspace_id: ws, path: "plan.md", mime_type: "text/markdown", agent_id: "js", content: "# " + ws });
+  const own = await write(mine), other = await write(theirs);
+  const scoped = new WorkerClient(client.nc, { scope: `ws:${mine}` });
+  assert.equal((await scoped.getArtifact({ ref: own.artifactId, service_id: "deepseek-chat" })).content, "# " + mine);
+  const notFound = (ref) => (err) => err instanceof WorkerError && err.code === "artifact_not_found" && err.ref === ref;
+  await assert.rejects(scoped.getArtifact({ ref: other.artifactId, service_id: "deepseek-chat" }), notFound(other.artifactId));
+  // A call's own scope wins over the client's; the tool adapters pass theirs (never the model's).
+  assert.equal((await scoped.getArtifact({ ref: other.artifactId, service_id: "deepseek-chat" }, { scope: `ws:${theirs}` })).content, "# " + theirs);
+  const { callTool } = await import("../src/tools.js");
+  await assert.rejects(callTool(client, "get_artifact", { ref: other.artifactId }, { scope: `ws:${mine}` }), notFound(other.artifactId));
+});

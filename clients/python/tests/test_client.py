@@ -16,6 +16,7 @@ import nats.js.errors
 from artifact_worker_client import (
     CLAIM_CHECK_BUCKET,
     HEADER_DEADLINE,
+    HEADER_SCOPE,
     STREAM,
     ClaimCheckError,
     DuplicateRequestError,
@@ -91,6 +92,22 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual(tool["role"], "tool")
                 self.assertEqual(follow_up["content"][1]["image_url"]["url"], "data:image/png;base64," + b64)
                 await self.assert_no_claims_left()
+
+    async def test_scope_answers_another_workspace_as_not_found(self):
+        mine, theirs = _env.random_id("pymine"), _env.random_id("pytheirs")
+        own = await self.clients["jetstream"].file_written(workspace_id=mine, path="plan.md", mime_type="text/markdown", content="# " + mine)
+        other = await self.clients["jetstream"].file_written(workspace_id=theirs, path="plan.md", mime_type="text/markdown", content="# " + theirs)
+        for transport in TRANSPORTS:
+            with self.subTest(transport):
+                scoped = WorkerClient(self.nc, transport=transport, scope=f"ws:{mine}")
+                res = await scoped.get_artifact(ref=own["artifactId"], service_id="deepseek-chat")
+                self.assertEqual(res["content"], "# " + mine)
+                with self.assertRaises(WorkerError) as cm:
+                    await scoped.get_artifact(ref=other["artifactId"], service_id="deepseek-chat")
+                self.assertEqual((cm.exception.code, cm.exception.ref), ("artifact_not_found", other["artifactId"]))
+                # A call's own header wins over the client's scope.
+                res = await scoped.get_artifact(ref=other["artifactId"], service_id="deepseek-chat", headers={HEADER_SCOPE: f"ws:{theirs}"})
+                self.assertEqual(res["content"], "# " + theirs)
 
     async def test_error_reply_is_a_worker_error_with_its_tool_result(self):
         for transport, client in self.clients.items():

@@ -45,6 +45,7 @@ func constants() []constant {
 		{"HEADER_MSG_ID", "JetStream's de-duplication header: the request_id.", contracts.HeaderMsgID},
 		{"HEADER_CLAIM_CHECK", "The body is the named object of the claim-check bucket.", contracts.HeaderClaimCheck},
 		{"HEADER_DEADLINE", "The caller's deadline (its timeout), an RFC 3339 UTC time with milliseconds; the worker does not run a request past it.", contracts.HeaderDeadline},
+		{"HEADER_SCOPE", "What a call may read and write: \"*\", or comma-separated \"ws:<workspaceId>\" and \"artifact:<prefix>*\" entries; set by the runtime, never from a model's tool arguments. A reference outside it is answered as not found (contracts/README.md, \"Scopes\").", contracts.HeaderScope},
 		{"HEADER_CONTRACT_VERSION", "Set by the worker on every reply.", contracts.HeaderContractVersion},
 		{"HEADER_SERVICE_ERROR_CODE", "Set by the worker's plain request/reply front on the answers it gives itself (409, 503).", contracts.HeaderServiceErrorCode},
 		{"HEADROOM", "Bytes kept free under max_payload for headers when deciding whether a body fits one message, as the worker does.", contracts.Headroom},

@@ -24,6 +24,7 @@ from .contract import (
     CODE_UNAVAILABLE,
     HEADER_CLAIM_CHECK,
     HEADER_DEADLINE,
+    HEADER_SCOPE,
     HEADER_MSG_ID,
     HEADER_REPLY_TO,
     HEADER_SERVICE_ERROR_CODE,
@@ -112,6 +113,7 @@ class WorkerClient:
         timeout: float = DEFAULT_TIMEOUT,
         transport: str = "jetstream",
         store_attempt_timeout: float = STORE_ATTEMPT_TIMEOUT,
+        scope: str = "",
     ) -> None:
         if transport not in ("jetstream", "request"):
             raise ValueError(f'transport must be "jetstream" or "request", not {transport!r}')
@@ -120,6 +122,8 @@ class WorkerClient:
         self.timeout = timeout
         self.transport = transport
         self.store_attempt_timeout = store_attempt_timeout
+        #: Sent as ``Artifact-Worker-Scope`` on every call whose headers carry none ("": none).
+        self.scope = scope
         self._owns_connection = False
         self._claims = None
         # Replies come on one subscription, ``<inbox>.*``, made before the first request (as
@@ -137,10 +141,10 @@ class WorkerClient:
 
         ``servers``: a URL, a list of them, or a comma-separated list (as ``NATS_URL`` is written
         for the worker). ``options``: the client's own (``timeout``, ``transport``,
-        ``store_attempt_timeout``); the others go to ``nats.connect``."""
+        ``store_attempt_timeout``, ``scope``); the others go to ``nats.connect``."""
         if isinstance(servers, str):
             servers = [u.strip() for u in servers.split(",") if u.strip()]
-        own = {k: options.pop(k) for k in ("timeout", "transport", "store_attempt_timeout") if k in options}
+        own = {k: options.pop(k) for k in ("timeout", "transport", "store_attempt_timeout", "scope") if k in options}
         options.setdefault("name", "artifact-worker-py")
         options.setdefault("max_reconnect_attempts", -1)
         nc = await nats.connect(servers, **options)
@@ -214,7 +218,8 @@ class WorkerClient:
         """Sends request (a mapping; a request_id is added when it has none) on subject and returns
         the reply's result. ``timeout``: seconds (default the client's), sent as the deadline.
         ``headers``: more request headers, stored with the request (``traceparent`` and
-        ``tracestate`` for W3C trace context); the client's own (``Nats-Msg-Id``, ``Reply-To``,
+        ``tracestate`` for W3C trace context; ``Artifact-Worker-Scope``, this call's scope instead of
+        the client's ``scope``); the client's own (``Nats-Msg-Id``, ``Reply-To``,
         ``Claim-Check``, the deadline) win. Raises WorkerError for ok=false
         (DuplicateRequestError, ExpiredError for their codes), WorkerTimeoutError, StoreError,
         ClaimCheckError."""
@@ -336,6 +341,8 @@ class _Call:
         try:
             headers = {k: v for k, v in extra.items() if k not in _OWN_HEADERS}
             headers[HEADER_DEADLINE] = deadline_header(self.wall_deadline)
+            if self.c.scope and HEADER_SCOPE not in headers:
+                headers[HEADER_SCOPE] = self.c.scope
             if self.request_id:
                 headers[HEADER_MSG_ID] = self.request_id
             try:

@@ -39,6 +39,9 @@ HEADER_CLAIM_CHECK = "Claim-Check"
 #: The caller's deadline (its timeout), an RFC 3339 UTC time with milliseconds; the worker does not run a request past it.
 HEADER_DEADLINE = "Artifact-Worker-Deadline"
 
+#: What a call may read and write: "*", or comma-separated "ws:<workspaceId>" and "artifact:<prefix>*" entries; set by the runtime, never from a model's tool arguments. A reference outside it is answered as not found (contracts/README.md, "Scopes").
+HEADER_SCOPE = "Artifact-Worker-Scope"
+
 #: Set by the worker on every reply.
 HEADER_CONTRACT_VERSION = "Contract-Version"
 

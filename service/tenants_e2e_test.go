@@ -1,0 +1,220 @@
+package service_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
+	"github.com/agentworks/artifact-worker/service/servicetest"
+)
+
+// tenantServer starts a nats-server from the two-tenant configuration of docs/operations.md (on a
+// random port, its store in a temporary directory) with the passwords it reads from the
+// environment.
+func tenantServer(t *testing.T) *server.Server {
+	t.Helper()
+	doc, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "<!-- tenant accounts: started by service/tenants_e2e_test.go -->\n```\n"
+	_, rest, ok := strings.Cut(string(doc), marker)
+	conf, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/operations.md has no tenant accounts block")
+	}
+	dir := t.TempDir()
+	conf = strings.Replace(conf, "port: 4222", "port: -1", 1)
+	conf = strings.Replace(conf, `store_dir: "/data/jetstream"`, fmt.Sprintf("store_dir: %q", filepath.Join(dir, "js")), 1)
+	for _, v := range []string{"ACME_WORKER_PASSWORD", "ACME_RUNTIME_PASSWORD", "GLOBEX_WORKER_PASSWORD", "GLOBEX_RUNTIME_PASSWORD"} {
+		t.Setenv(v, strings.ToLower(v)+"-"+randomHex(6))
+	}
+	path := filepath.Join(dir, "nats-server.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := server.ProcessConfigFile(path)
+	if err != nil {
+		t.Fatalf("the documented configuration: %v", err)
+	}
+	opts.Host, opts.NoLog, opts.NoSigs = "127.0.0.1", true, true
+	s, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	return s
+}
+
+// tenantURL is the server's URL with a user's credentials.
+func tenantURL(s *server.Server, user string) string {
+	env := strings.ToUpper(strings.ReplaceAll(user, "-", "_")) + "_PASSWORD"
+	return strings.Replace(s.ClientURL(), "nats://", "nats://"+user+":"+os.Getenv(env)+"@", 1)
+}
+
+// TestTenantsByAccount: two tenants as the documented nats-server configuration makes them (one
+// NATS account each), one worker pool per account. Every read one tenant's runtime tries of the
+// other's data — its workspace file, its artifact, the same artifact id, a history image md5, a
+// claim-check key, an HTTP content URL — is answered as a reference that does not exist, byte for
+// byte; the tenant comes from the account the server authenticated, so nothing in a request names
+// it; and the same bytes in both tenants stay two entries.
+func TestTenantsByAccount(t *testing.T) {
+	ns := tenantServer(t)
+	caller := func(user string) []nats.Option {
+		env := strings.ToUpper(strings.ReplaceAll(user, "-", "_")) + "_PASSWORD"
+		return []nats.Option{nats.UserInfo(user, os.Getenv(env))}
+	}
+	acme := servicetest.StartOn(t, minio, ns, tenantURL(ns, "acme-worker"), caller("acme-runtime"))
+	globex := servicetest.StartOn(t, minio, ns, tenantURL(ns, "globex-worker"), caller("globex-runtime"))
+
+	// Each tenant writes the same names; ACME's hold its secrets.
+	call := func(w *servicetest.Worker, subject string, body map[string]any) (contracts.Reply, string) {
+		return scopedCall(t, w, "", subject, body)
+	}
+	write := func(w *servicetest.Worker, content string) string {
+		rep, _ := call(w, contracts.SubjectFileWritten, map[string]any{"workspace_id": "team", "path": "plan.md", "mime_type": "text/markdown", "content": content})
+		if !rep.OK {
+			t.Fatalf("write: %+v", rep.Error)
+		}
+		var res contracts.FileWrittenResult
+		_ = json.Unmarshal(rep.Result, &res)
+		return res.ArtifactID
+	}
+	acmeFile := write(acme, "# ACME's plan")
+	globexFile := write(globex, "# GLOBEX's plan")
+	if acmeFile != globexFile {
+		t.Fatalf("the same workspace and path have different ids: %s, %s", acmeFile, globexFile)
+	}
+	acme.PutArtifact("report", "text/plain", "report.txt", []byte("ACME's report"))
+	acme.PutArtifact("acme-only", "text/plain", "a.txt", []byte("ACME's secret"))
+	globex.PutArtifact("report", "text/plain", "report.txt", []byte("GLOBEX's report"))
+
+	read := func(w *servicetest.Worker, ref string) (contracts.Reply, string) {
+		return call(w, contracts.SubjectGetArtifact, map[string]any{"ref": ref, "service_id": "text-model"})
+	}
+	for _, c := range []struct {
+		w    *servicetest.Worker
+		ref  string
+		want string
+	}{{acme, acmeFile, "ACME's plan"}, {globex, globexFile, "GLOBEX's plan"}, {acme, "report", "ACME's report"}, {globex, "report", "GLOBEX's report"}} {
+		if rep, _ := read(c.w, c.ref); !rep.OK || !strings.Contains(string(rep.Result), c.want) {
+			t.Fatalf("reading %q, want %q: %+v %s", c.ref, c.want, rep.Error, rep.Result)
+		}
+	}
+	// GLOBEX asks for ACME's artifact by its id: exactly the answer for an id nobody has.
+	_, stolen := read(globex, "acme-only")
+	_, metaStolen := call(globex, contracts.SubjectMetadata, map[string]any{"id": "acme-only"})
+	if err := acme.Store.(interface {
+		Delete(context.Context, string) error
+	}).Delete(context.Background(), "artifacts/acme-only"); err != nil {
+		t.Fatal(err)
+	}
+	if _, missing := read(acme, "acme-only"); stolen != missing || !strings.Contains(stolen, contracts.CodeArtifactNotFound) {
+		t.Fatalf("cross-tenant read:\n%s\nnot found:\n%s", stolen, missing)
+	}
+	if _, missing := call(acme, contracts.SubjectMetadata, map[string]any{"id": "acme-only"}); metaStolen != missing {
+		t.Fatalf("cross-tenant metadata:\n%s\nnot found:\n%s", metaStolen, missing)
+	}
+
+	// A history image ACME cached is not found by GLOBEX, as one never cached; the same bytes
+	// cached by GLOBEX are GLOBEX's own entry.
+	img := base64.StdEncoding.EncodeToString(testfiles.PNG(48, 48))
+	conversation := json.RawMessage(fmt.Sprintf(`[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,%s"}}]},{"role":"assistant","content":"ok"},{"role":"user","content":"and?"}]`, img))
+	if rep, _ := call(acme, contracts.SubjectPreprocess, map[string]any{"messages": conversation}); !rep.OK {
+		t.Fatalf("preprocess: %+v", rep.Error)
+	}
+	history := func(w *servicetest.Worker, md5 string) (contracts.Reply, string) {
+		return call(w, contracts.SubjectGetHistoryImage, map[string]any{"image_md5": md5})
+	}
+	if rep, _ := history(acme, md5hex(img)); !rep.OK {
+		t.Fatalf("ACME's own history image: %+v", rep.Error)
+	}
+	_, crossImage := history(globex, md5hex(img))
+	_, neverCached := history(globex, md5hex(img+"x"))
+	if !strings.Contains(crossImage, contracts.CodeImageNotFound) || strings.ReplaceAll(crossImage, md5hex(img), "MD5") != strings.ReplaceAll(neverCached, md5hex(img+"x"), "MD5") {
+		t.Fatalf("GLOBEX asks for ACME's image:\n%s\nnever cached:\n%s", crossImage, neverCached)
+	}
+
+	// A claim-check key of ACME's, named by GLOBEX: the answer for a key that does not exist.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	acmeJS, _ := jetstream.New(acme.Conn)
+	acmeClaims, err := acmeJS.ObjectStore(ctx, contracts.ClaimCheckBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"request_id": "claimed-" + randomHex(4), "ref": "report", "service_id": "text-model"})
+	if _, err := acmeClaims.PutBytes(ctx, "claim_acme_"+randomHex(8), body); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := acmeClaims.List(ctx)
+	claimed := func(w *servicetest.Worker, name string) string {
+		inbox := nats.NewInbox()
+		sub, err := w.Conn.SubscribeSync(inbox)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Unsubscribe()
+		js, _ := jetstream.New(w.Conn)
+		msg := &nats.Msg{Subject: contracts.SubjectGetArtifact, Header: nats.Header{}}
+		msg.Header.Set(contracts.HeaderReplyTo, inbox)
+		msg.Header.Set(contracts.HeaderClaimCheck, name)
+		msg.Header.Set(contracts.HeaderMsgID, "claim-"+randomHex(6))
+		if _, err := js.PublishMsg(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := sub.NextMsg(60 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, norm := envelopeOf(t, rep.Data)
+		return strings.ReplaceAll(norm, name, "NAME")
+	}
+	var acmeKey string
+	for _, n := range names {
+		if strings.HasPrefix(n.Name, "claim_acme_") {
+			acmeKey = n.Name
+		}
+	}
+	if acmeKey == "" {
+		t.Fatal("ACME's claim object is not listed")
+	}
+	crossClaim, noClaim := claimed(globex, acmeKey), claimed(globex, "claim_acme_"+randomHex(8))
+	if crossClaim != noClaim || !strings.Contains(crossClaim, contracts.CodeInvalidRequest) {
+		t.Fatalf("GLOBEX names ACME's claim key:\n%s\na key nobody has:\n%s", crossClaim, noClaim)
+	}
+	if got := claimed(acme, acmeKey); !strings.Contains(got, "ACME's report") {
+		t.Fatalf("ACME's own claim: %s", got)
+	}
+
+	// The HTTP endpoints of each pool serve its tenant's store: the same id, each tenant's bytes.
+	for w, want := range map[*servicetest.Worker]string{acme: "ACME's report", globex: "GLOBEX's report"} {
+		resp, err := http.Get("http://" + w.Svc.HTTPAddr() + "/artifacts/report/content")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(got) != want {
+			t.Fatalf("HTTP content of report: %q, want %q", got, want)
+		}
+	}
+}
