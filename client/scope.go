@@ -18,7 +18,8 @@ func WithScope(ctx context.Context, scope string) context.Context {
 }
 
 // WithScope returns a client that sends scope (see the function WithScope) on every call whose
-// context carries none. The copy shares c's connection and claim-check bucket.
+// context carries none. The copy shares c's connection, claim-check bucket and reply subscription
+// (closing either closes it for both).
 func (c *Client) WithScope(scope string) *Client {
 	cp := *c
 	cp.scope = scope
