@@ -233,7 +233,7 @@ type entryJSON struct {
 	Capabilities    []string                `json:"capabilities"`
 	Output          []string                `json:"output"`
 	Aliases         []string                `json:"aliases,omitempty"`
-	Formats         llmservices.Modalities  `json:"formats"`
+	Formats         formatsJSON             `json:"formats"`
 	ImageLimits     llmservices.Limits      `json:"imageLimits"`
 	RequestLimits   contracts.RequestLimits `json:"requestLimits"`
 	ToolResultMedia string                  `json:"toolResultMedia"`
@@ -241,6 +241,15 @@ type entryJSON struct {
 	// PDF is how a PDF reaches the model in the default dialect: file, pages (its pages as images
 	// with their text layers) or text (a description, or its text with extract_text).
 	PDF string `json:"pdf"`
+}
+
+// formatsJSON lists every modality, an empty list meaning none (the registry file's Modalities
+// omits a list to inherit it).
+type formatsJSON struct {
+	Image []string `json:"image"`
+	File  []string `json:"file"`
+	Audio []string `json:"audio"`
+	Video []string `json:"video"`
 }
 
 func explainView(name string, e llmservices.Entry, ok bool) explainJSON {
@@ -260,7 +269,7 @@ func explainView(name string, e llmservices.Entry, ok bool) explainJSON {
 	v.Entry = &entryJSON{
 		ID: e.ID, Matched: e.Matched, Provider: e.Provider, ServedBy: e.ServedBy, Family: e.Family,
 		Source: e.Source, Detail: e.Detail, Note: e.Note, Capabilities: e.Capabilities, Output: e.Output, Aliases: e.Aliases,
-		Formats:       llmservices.Modalities{Image: nonNil(f.Image), File: nonNil(f.File), Audio: nonNil(f.Audio), Video: nonNil(f.Video)},
+		Formats:       formatsJSON{Image: nonNil(f.Image), File: nonNil(f.File), Audio: nonNil(f.Audio), Video: nonNil(f.Video)},
 		ImageLimits:   llmservices.Limits{MaxLongEdge: f.Limits.MaxLongEdge, MaxShortEdge: f.Limits.MaxShortEdge, MaxPixels: f.Limits.MaxPixels, MaxBytes: f.Limits.MaxBytes, StaticOnly: f.Limits.StaticOnly},
 		RequestLimits: f.Request, ToolResultMedia: media, ExtractText: e.ExtractText,
 		PDF: routing.PDFRoute(routing.NewCapabilities(e.Capabilities...), f, ""),
@@ -309,6 +318,11 @@ func modelsExplain(r *llmservices.Registry, name string, asJSON bool, out io.Wri
 	}
 	if !ok {
 		fmt.Fprintln(out, "resolved:  nothing: no entry matches any of these forms, and no rule applies any more.")
+		for _, form := range e.Tried[1:] {
+			if letters(form) {
+				fmt.Fprintf(out, "           %q is a one-word id: it is looked up only as written, with its provider (\"openrouter/auto\").\n", form)
+			}
+		}
 		fmt.Fprintln(out, "decision:  text only (images, documents, audio and video are described, not sent).")
 		fmt.Fprintln(out, "           Add the model to LLM_SERVICES_FILE, or an alias: {\"id\": NAME, \"like\": \"a known model\"}")
 		fmt.Fprintln(out, "           (README, \"Adding or overriding a model\").")
@@ -489,6 +503,17 @@ func reportChanges(w io.Writer, old, next *llmservices.Registry, oldName string)
 		}
 		fmt.Fprintf(w, "  %s: %s%s\n", l.what, strings.Join(shown, ", "), more)
 	}
+}
+
+// letters reports whether s is letters only (a one-word id, which the registry matches only as
+// written).
+func letters(s string) bool {
+	for _, c := range s {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func baseName(p string) string {

@@ -117,6 +117,10 @@ func TestModelsExplain(t *testing.T) {
 		t.Errorf("explain with two names: exit %d, want 2", code)
 	}
 	// Flags after the name; one key style (camelCase, as the list's and the registry file's).
+	code, out, _ = runModels(t, "explain", "acme/custom")
+	if code != exitFailure || !strings.Contains(out, `"custom" is a one-word id`) {
+		t.Errorf("explain of a proxy alias ending in a one-word id (exit %d):\n%s", code, out)
+	}
 	code, out, _ = runModels(t, "explain", "litellm_proxy/small", "--json")
 	var unresolved map[string]any
 	if code != exitFailure || json.Unmarshal([]byte(out), &unresolved) != nil || unresolved["resolved"] != false {
@@ -146,6 +150,8 @@ func TestModelsExplain(t *testing.T) {
 	keys(raw)
 	if entry, _ := raw["entry"].(map[string]any); entry["id"] != "ollama/llava" || entry["servedBy"] != "ollama" {
 		t.Errorf("explain ollama/llava:13b: %v", raw["entry"])
+	} else if f, _ := entry["formats"].(map[string]any); f["file"] == nil || len(f["file"].([]any)) != 0 {
+		t.Errorf("explain ollama/llava:13b: formats %v, want an explicit empty file list (no PDF part to Ollama)", f)
 	}
 	code, out, _ = runModels(t, "explain", "--json", "openrouter/x-ai/grok-4:free")
 	var got struct {
