@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -55,12 +56,19 @@ func (s *syncBuffer) outcomes() map[string][]string {
 // A request that already ran, stored again under another Nats-Msg-Id (a client asking again after
 // a lost reply), is answered with the recorded reply, byte for byte, without running again; its log
 // line says replayed. The same request_id with another body is another request: it runs. A reply
-// too large for one message is recorded by its claim and replayed by it.
+// too large for one message is recorded by its claim and replayed by it. On a read-only subject
+// (Config.ReadOnly) the record is looked up while the handler runs: the handler may run again, but
+// the recorded reply answers, not the second run's.
 func TestRequestAskedAgainIsAnsweredFromItsRecordedReply(t *testing.T) {
+	t.Run("handler after lookup", func(t *testing.T) { testRecordedReply(t, nil) })
+	t.Run("read-only: lookup alongside handler", func(t *testing.T) { testRecordedReply(t, []string{subj}) })
+}
+
+func testRecordedReply(t *testing.T, readOnly []string) {
 	var runs atomic.Int32
 	logs := &syncBuffer{}
 	big := strings.Repeat("x", 1500*1024) // over the 1 MiB max payload: the reply is claim-checked
-	r := newRigWith(t, messaging.Config{}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
+	r := newRigWith(t, messaging.Config{ReadOnly: readOnly}, map[string]messaging.Handler{subj: func(ctx context.Context, req messaging.Request) (any, error) {
 		n := runs.Add(1)
 		if strings.Contains(string(req.Body), `"big"`) {
 			return map[string]any{"run": n, "pad": big}, nil
@@ -86,7 +94,7 @@ func TestRequestAskedAgainIsAnsweredFromItsRecordedReply(t *testing.T) {
 		t.Fatalf("replies %s and %s, want the first run's reply twice", first.Data, again.Data)
 	}
 	other := ask("once.again-2", `{"request_id":"once","id":"another"}`)
-	if !strings.Contains(string(other.Data), `"run":2`) {
+	if want := fmt.Sprintf(`"run":%d}`, 2+len(readOnly)); !strings.Contains(string(other.Data), want) {
 		t.Fatalf("the same request_id with another body answered %s, want it run", other.Data)
 	}
 
@@ -96,8 +104,9 @@ func TestRequestAskedAgainIsAnsweredFromItsRecordedReply(t *testing.T) {
 	if name == "" || bigAgain.Header.Get(contracts.HeaderClaimCheck) != name || len(bigAgain.Data) != 0 {
 		t.Fatalf("claim-checked reply replayed as %q (%d bytes), want the claim %q", bigAgain.Header.Get(contracts.HeaderClaimCheck), len(bigAgain.Data), name)
 	}
-	if n := runs.Load(); n != 3 {
-		t.Fatalf("handler ran %d times, want 3 (once per distinct request)", n)
+	// Read-only, the two requests asked again ran too (their results dropped).
+	if n, want := runs.Load(), int32(3+2*len(readOnly)); n != want {
+		t.Fatalf("handler ran %d times, want %d", n, want)
 	}
 	// The log line follows the reply: wait for the last one.
 	want := map[string][]string{"once": {"ok", "ok", "replayed"}, "big": {"ok", "replayed"}}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -46,7 +47,8 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 			key      string
 			recalled *replyRecord
 		)
-		proc := Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h, RequireScope: p.cfg.RequireScope}
+		proc := Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h, RequireScope: p.cfg.RequireScope,
+			recallAlongside: slices.Contains(p.cfg.ReadOnly, subject)}
 		if p.deps.Replies != nil {
 			// A request that already ran (asked again, redelivered after a lost ack) is answered with
 			// its recorded reply instead of running again.
@@ -160,6 +162,8 @@ type Processor struct {
 	// recall, when set, is asked before the handler runs whether the request already ran (the
 	// pipeline's reply records); true ends processing with Outcome.Recalled.
 	recall func(ctx context.Context, requestID string, body []byte) (bool, error)
+	// recallAlongside asks recall while the handler runs, not before (Config.ReadOnly).
+	recallAlongside bool
 	// RequireScope makes a request without the scope header (contracts.HeaderScope) invalid.
 	RequireScope bool
 }
@@ -260,9 +264,33 @@ func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Out
 		return fail(err)
 	}
 	ctx = scope.With(ctx, sc)
+	req := Request{Subject: m.Subject, RequestID: requestID, Body: body, Delivery: m.Delivery}
+	var (
+		result any
+		ran    bool
+	)
 	if p.recall != nil {
-		found, err := p.recall(ctx, requestID, body)
-		if err != nil {
+		var found bool
+		if p.recallAlongside {
+			// The handler changes nothing but its reply: it runs while the record is looked up (one
+			// round trip less per request), and its result is dropped when a record answers.
+			type lookup struct {
+				found bool
+				err   error
+			}
+			done := make(chan lookup, 1)
+			go func() {
+				found, err := p.recall(ctx, requestID, body)
+				done <- lookup{found, err}
+			}()
+			result, err = p.Handler(ctx, req)
+			ran = true
+			l := <-done
+			if l.err != nil {
+				return fail(l.err)
+			}
+			found = l.found
+		} else if found, err = p.recall(ctx, requestID, body); err != nil {
 			return fail(err)
 		}
 		if found {
@@ -270,7 +298,9 @@ func process(ctx context.Context, p Processor, m Message, resolved *[]byte) (Out
 			return out, nil
 		}
 	}
-	result, err := p.Handler(ctx, Request{Subject: m.Subject, RequestID: requestID, Body: body, Delivery: m.Delivery})
+	if !ran {
+		result, err = p.Handler(ctx, req)
+	}
 	out.Refusal = scope.Refused(ctx)
 	if err != nil {
 		wire, transient := p.MapError(err)

@@ -205,6 +205,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		DrainTimeout:   cfg.DrainTimeout,
 		HandlerTimeout: cfg.HandlerTimeout,
 		RequireScope:   cfg.RequireScope,
+		// Reads: their reply record is looked up while they run.
+		ReadOnly: []string{contracts.SubjectGetArtifact, contracts.SubjectMetadata},
 	}, messaging.Deps{
 		SubConn:       s.subConn,
 		PubConn:       s.pubConn,
