@@ -4,7 +4,7 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor soak lint tools js-deps mcp-deps py-deps clean
+.PHONY: all build run check test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor soak lint tools js-deps mcp-deps py-deps clean
 
 all: lint test
 
@@ -55,6 +55,19 @@ test: tools js-deps mcp-deps py-deps
 	$(MAKE) deploy-check
 	$(MAKE) sdk-check
 	$(MAKE) image-check
+
+## unit: the fast tier: every test of the worker's module but integration/, with -short: the tests that
+## need a MinIO process, a NATS cluster, buildah or npm packages skip (each says why), nothing is
+## installed; embedded nats-servers run. Under 2 minutes on a 2-core machine (BENCHMARKS.md).
+unit:
+	$(GO) test -short -count=1 -timeout 5m $$($(GO) list ./... | grep -v /integration)
+
+## check: what to run before a commit, without installing anything: gofmt, go vet and `make unit`
+## (staticcheck is `make lint`, which installs it)
+check:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+	$(MAKE) unit
 
 ## integration: the multi-process suite only (also part of `make test`)
 integration: tools js-deps mcp-deps py-deps

@@ -102,6 +102,9 @@ func TestCallErrorsSayWhetherARetryIsSafe(t *testing.T) {
 // caller's connection never hears of it) is asked for again once it is overdue, under a new
 // Nats-Msg-Id and the same request_id: the call gets the second answer.
 func TestCallAsksAgainWhenTheReplyIsOverdue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits for a reply to be overdue (seconds)")
+	}
 	t.Parallel()
 	_, js, c := startStream(t)
 	seen := make(chan string, 10)
@@ -121,6 +124,9 @@ func TestCallAsksAgainWhenTheReplyIsOverdue(t *testing.T) {
 // A request not answered yet (here a worker took it and is still working on it; one queued behind a
 // backlog is the same) is not asked again when its reply is overdue: that would only add work.
 func TestCallDoesNotAskAgainForARequestNotAnswered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits past the overdue checks (~12 s)")
+	}
 	t.Parallel()
 	_, js, c := startStream(t)
 	cons, err := js.Consumer(context.Background(), messaging.DefaultStream, messaging.ConsumerName(contracts.SubjectMetadata))

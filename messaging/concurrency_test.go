@@ -15,6 +15,9 @@ import (
 // pulls its next message only when its handler returned, so at most Concurrency requests per subject
 // run at once, and every request is still answered. Each attempt's deadline is HandlerTimeout.
 func TestConcurrencyHoldsWhenHandlersOutliveTheirDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out ACK_WAIT redeliveries of handlers past their deadline (~15 s)")
+	}
 	const limit, requests = 2, 3
 	const ackWait, handlerTimeout = time.Second, 200 * time.Millisecond
 	var running, peak, lateDeadlines atomic.Int64

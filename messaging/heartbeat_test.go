@@ -17,6 +17,9 @@ import (
 // A handler that works longer than AckWait (within its HandlerTimeout) is not redelivered: the
 // heartbeat keeps the message with its replica.
 func TestHandlerLongerThanAckWaitIsNotRedelivered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a handler outlives ACK_WAIT on purpose (seconds)")
+	}
 	const ackWait = time.Second
 	var calls atomic.Int64
 	r := newRig(t, messaging.Config{Concurrency: 2, HandlerTimeout: 5 * ackWait, Topology: messaging.Topology{AckWait: ackWait}},
@@ -45,6 +48,9 @@ func TestHandlerLongerThanAckWaitIsNotRedelivered(t *testing.T) {
 // heartbeats; another replica answers the request AckWait later, long before the dead handler's own
 // deadline.
 func TestDeadReplicasRequestIsAnsweredByAnotherAfterAckWait(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits for ACK_WAIT after a replica dies (seconds)")
+	}
 	const ackWait, handlerTimeout = 2 * time.Second, 30 * time.Second
 	cfg := messaging.Config{Concurrency: 1, HandlerTimeout: handlerTimeout, Topology: messaging.Topology{AckWait: ackWait}}
 	started := make(chan struct{}, 1)

@@ -553,6 +553,9 @@ func waitFor(t *testing.T, cond func() bool) {
 // A request whose last delivery never completes (the worker hung or died) is still answered and
 // dead-lettered, from JetStream's max-deliveries advisory.
 func TestRequestExhaustedWithoutOutcomeIsAnsweredAndDeadLettered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits for every delivery to time out (seconds)")
+	}
 	release := make(chan struct{})
 	cfg := messaging.Config{
 		Topology:       messaging.Topology{AckWait: 2 * time.Second, MaxDeliver: 2},

@@ -60,6 +60,7 @@ type Worker struct {
 // worker gets its own bucket. mutate adjusts the configuration.
 func Start(t testing.TB, minio *miniotest.Server, mutate ...func(*service.Config)) *Worker {
 	t.Helper()
+	miniotest.SkipWithout(t, minio) // -short: miniotest.Main started none
 	return start(t, minio, natstest.Start(t), "t-"+RandomHex(6), nil, mutate)
 }
 
@@ -81,6 +82,7 @@ func StartReplica(t testing.TB, minio *miniotest.Server, first *Worker, mutate .
 
 func start(t testing.TB, minio *miniotest.Server, ns *server.Server, bucket string, connOpts []nats.Option, mutate []func(*service.Config)) *Worker {
 	t.Helper()
+	miniotest.SkipWithout(t, minio)
 	dir := t.TempDir()
 	registry := filepath.Join(dir, "llmservices.json")
 	if err := os.WriteFile(registry, []byte(Registry), 0o644); err != nil {

@@ -20,6 +20,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -93,6 +94,7 @@ type TLS struct {
 // cannot be installed or the server is not ready within ReadyTimeout.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	skipShort(t)
 	return StartTLS(t, nil)
 }
 
@@ -100,6 +102,7 @@ func Start(t testing.TB) *Server {
 // when tlsCfg is nil).
 func StartTLS(t testing.TB, tlsCfg *TLS) *Server {
 	t.Helper()
+	skipShort(t)
 	s, err := newServer(t.TempDir(), MinIO)
 	if err != nil {
 		t.Fatalf("miniotest: %v", err)
@@ -124,9 +127,29 @@ func StartTLS(t testing.TB, tlsCfg *TLS) *Server {
 	return s
 }
 
+// ShortSkip is why a test that needs an S3 server skips under -short.
+const ShortSkip = "-short: needs a MinIO process (make test runs it)"
+
+// skipShort skips t under -short (`make unit`): the fast tier starts no S3 server and installs none.
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(ShortSkip)
+	}
+}
+
+// SkipWithout skips t when srv is nil: Main started no server (-short).
+func SkipWithout(t testing.TB, srv *Server) {
+	t.Helper()
+	if srv == nil {
+		t.Skip(ShortSkip)
+	}
+}
+
 // StartKind runs a server of the given kind (MinIO or VersityGW) until the test ends.
 func StartKind(t testing.TB, kind string) *Server {
 	t.Helper()
+	skipShort(t)
 	s, err := newServer(t.TempDir(), kind)
 	if err == nil {
 		err = s.start()
@@ -502,7 +525,14 @@ func (b *tailBuffer) String() string {
 // default), stored in *srv for the tests, and returns the exit code for os.Exit. Use it as the whole TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(miniotest.Main(m, &minio)) }
+//
+// Under -short (`make unit`) it starts nothing and leaves *srv nil: the tests that need the server
+// skip (SkipWithout), and nothing is installed.
 func Main(m *testing.M, srv **Server) int {
+	flag.Parse()
+	if testing.Short() {
+		return m.Run()
+	}
 	s, stop, err := StartMain()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
