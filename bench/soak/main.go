@@ -14,7 +14,11 @@
 // request), and a small workspace.file_written of text. It prints a Markdown table (for
 // BENCHMARKS.md) and a verdict; it exits 1 when a bound is not met or a request failed.
 //
-// Usage: soak -worker bin/worker [-duration 15m] [-idle 45s] [-every 30s] [-inflight 8] [-max-rss 512MB]
+// With -record FILE it also appends the worker's whole /metrics to FILE every -record-every (5s),
+// each scrape after a line "# scrape <unix milliseconds>": the samples deployments/monitoring/render
+// draws the Grafana dashboard's panels from.
+//
+// Usage: soak -worker bin/worker [-duration 15m] [-idle 45s] [-every 30s] [-inflight 8] [-max-rss 512MB] [-record FILE]
 package main
 
 import (
@@ -23,6 +27,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -49,6 +54,8 @@ var (
 	every     = flag.Duration("every", 30*time.Second, "reporting interval")
 	inflight  = flag.Int("inflight", 8, "requests in flight")
 	maxRSS    = flag.Int64("max-rss", 512, "bound on the worker's peak resident memory, MB")
+	record    = flag.String("record", "", "append every scrape of /metrics to this file")
+	recordInt = flag.Duration("record-every", 5*time.Second, "interval of -record")
 )
 
 func main() {
@@ -118,6 +125,13 @@ func run(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	pid := cmd.Process.Pid
+	if *record != "" {
+		stopRecording, err := recordMetrics(httpAddr, *record, *recordInt)
+		if err != nil {
+			return false, err
+		}
+		defer stopRecording()
+	}
 	metric := func(name string) float64 { v, _ := procstat.Metric(httpAddr, name); return v }
 
 	// The image get_artifact reads, stored once through the worker (a claim-checked request).
@@ -275,6 +289,37 @@ var seq atomic.Int64
 
 func id(prefix string) string {
 	return fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano(), seq.Add(1))
+}
+
+// recordMetrics appends a scrape of http://addr/metrics to file every interval, each after a line
+// "# scrape <unix ms>", until the returned function is called.
+func recordMetrics(addr, file string, interval time.Duration) (func(), error) {
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			at := time.Now()
+			if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil && resp.StatusCode == http.StatusOK {
+					fmt.Fprintf(f, "# scrape %d\n%s", at.UnixMilli(), body)
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-stopped; f.Close() }, nil
 }
 
 func waitReady(ctx context.Context, addr string) error {
