@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,13 +22,14 @@ import (
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
+	"github.com/agentworks/artifact-worker/service"
 	"github.com/agentworks/artifact-worker/service/servicetest"
 )
 
 // tenantServer starts a nats-server from the two-tenant configuration of docs/operations.md (on a
 // random port, its store in a temporary directory) with the passwords it reads from the
 // environment.
-func tenantServer(t *testing.T) *server.Server {
+func tenantServer(t testing.TB) *server.Server {
 	t.Helper()
 	doc, err := os.ReadFile("../docs/operations.md")
 	if err != nil {
@@ -64,6 +68,19 @@ func tenantServer(t *testing.T) *server.Server {
 	return s
 }
 
+// tenantPools starts the documented two-tenant server and a worker pool per account; each
+// Worker's Conn and Client are its tenant's runtime user.
+func tenantPools(t testing.TB, acmeMutate ...func(*service.Config)) (acme, globex *servicetest.Worker) {
+	ns := tenantServer(t)
+	caller := func(user string) []nats.Option {
+		env := strings.ToUpper(strings.ReplaceAll(user, "-", "_")) + "_PASSWORD"
+		return []nats.Option{nats.UserInfo(user, os.Getenv(env))}
+	}
+	acme = servicetest.StartOn(t, minio, ns, tenantURL(ns, "acme-worker"), caller("acme-runtime"), acmeMutate...)
+	globex = servicetest.StartOn(t, minio, ns, tenantURL(ns, "globex-worker"), caller("globex-runtime"))
+	return acme, globex
+}
+
 // tenantURL is the server's URL with a user's credentials.
 func tenantURL(s *server.Server, user string) string {
 	env := strings.ToUpper(strings.ReplaceAll(user, "-", "_")) + "_PASSWORD"
@@ -77,13 +94,7 @@ func tenantURL(s *server.Server, user string) string {
 // byte; the tenant comes from the account the server authenticated, so nothing in a request names
 // it; and the same bytes in both tenants stay two entries.
 func TestTenantsByAccount(t *testing.T) {
-	ns := tenantServer(t)
-	caller := func(user string) []nats.Option {
-		env := strings.ToUpper(strings.ReplaceAll(user, "-", "_")) + "_PASSWORD"
-		return []nats.Option{nats.UserInfo(user, os.Getenv(env))}
-	}
-	acme := servicetest.StartOn(t, minio, ns, tenantURL(ns, "acme-worker"), caller("acme-runtime"))
-	globex := servicetest.StartOn(t, minio, ns, tenantURL(ns, "globex-worker"), caller("globex-runtime"))
+	acme, globex := tenantPools(t)
 
 	// Each tenant writes the same names; ACME's hold its secrets.
 	call := func(w *servicetest.Worker, subject string, body map[string]any) (contracts.Reply, string) {
@@ -216,5 +227,82 @@ func TestTenantsByAccount(t *testing.T) {
 		if string(got) != want {
 			t.Fatalf("HTTP content of report: %q, want %q", got, want)
 		}
+	}
+}
+
+// BenchmarkTenantFlood: tenant ACME sends 5,000 get_artifact requests as fast as it can while tenant
+// GLOBEX makes calls one after the other; GLOBEX's p99 is compared with its p99 alone. Tenants are
+// NATS accounts with a worker pool each (docs/operations.md), on one nats-server, one MinIO and one
+// machine. Run with -benchtime 1x (one scenario per run); figures in BENCHMARKS.md.
+func BenchmarkTenantFlood(b *testing.B) {
+	var mutate []func(*service.Config)
+	if n, err := strconv.Atoi(os.Getenv("FLOOD_TENANT_CONCURRENCY")); err == nil {
+		// The flooding tenant's pool with fewer slots (its CONCURRENCY): what it may take of the machine.
+		mutate = append(mutate, func(c *service.Config) { c.Concurrency = n })
+	}
+	acme, globex := tenantPools(b, mutate...)
+	acme.PutArtifact("doc", "text/plain", "doc.txt", []byte(strings.Repeat("ACME ", 200)))
+	globex.PutArtifact("doc", "text/plain", "doc.txt", []byte(strings.Repeat("GLOBEX ", 200)))
+	const calls, flood = 300, 5000
+	ctx := context.Background()
+	latencies := func() []time.Duration {
+		out := make([]time.Duration, 0, calls)
+		for i := range calls {
+			start := time.Now()
+			var res contracts.GetArtifactResult
+			if err := globex.Client.Call(ctx, contracts.SubjectGetArtifact, contracts.GetArtifactRequest{RequestID: fmt.Sprintf("b-%s-%d", randomHex(6), i), Ref: "doc", ServiceID: "text-model"}, &res); err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, time.Since(start))
+		}
+		return out
+	}
+	p := func(ds []time.Duration, q float64) float64 {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[int(q*float64(len(s)-1))].Microseconds()) / 1000
+	}
+	for range b.N {
+		latencies() // warm up both paths
+		alone := latencies()
+
+		// ACME's flood: every request published at once (async), replies counted on one inbox.
+		inbox := nats.NewInbox()
+		var answered atomic.Int64
+		sub, err := acme.Conn.Subscribe(inbox, func(*nats.Msg) { answered.Add(1) })
+		if err != nil {
+			b.Fatal(err)
+		}
+		js, _ := jetstream.New(acme.Conn)
+		floodDone := make(chan time.Duration, 1)
+		go func() {
+			start := time.Now()
+			for i := range flood {
+				id := fmt.Sprintf("a-%s-%d", randomHex(6), i)
+				body, _ := json.Marshal(contracts.GetArtifactRequest{RequestID: id, Ref: "doc", ServiceID: "text-model"})
+				msg := &nats.Msg{Subject: contracts.SubjectGetArtifact, Data: body, Header: nats.Header{}}
+				msg.Header.Set(contracts.HeaderReplyTo, inbox)
+				msg.Header.Set(contracts.HeaderMsgID, id)
+				if _, err := js.PublishMsgAsync(msg); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+			<-js.PublishAsyncComplete()
+			floodDone <- time.Since(start)
+		}()
+		servicetest.WaitFor(b, 30*time.Second, "the flood under way", func() bool { return answered.Load() > 50 })
+		during := latencies()
+		backlog := flood - answered.Load()
+		published := <-floodDone
+		servicetest.WaitFor(b, 10*time.Minute, "the flood answered", func() bool { return answered.Load() >= flood })
+		_ = sub.Unsubscribe()
+		b.ReportMetric(p(alone, 0.5), "alone-p50-ms")
+		b.ReportMetric(p(alone, 0.99), "alone-p99-ms")
+		b.ReportMetric(p(during, 0.5), "flood-p50-ms")
+		b.ReportMetric(p(during, 0.99), "flood-p99-ms")
+		b.ReportMetric(p(during, 0.99)/p(alone, 0.99), "p99-ratio")
+		b.ReportMetric(float64(backlog), "acme-backlog-after")
+		b.Logf("ACME published %d requests in %s; %d were still unanswered when GLOBEX's %d calls ended", flood, published.Round(time.Millisecond), backlog, calls)
 	}
 }
