@@ -58,6 +58,11 @@ type Target struct {
 	MaxLongEdge, MaxShortEdge, MaxPixels int
 	// MaxBytes bounds the encoded image; zero is no bound.
 	MaxBytes int64
+	// Fill, with MaxBytes, asks an image that has to be shrunk to fit MaxBytes to come out at
+	// least Fill x MaxBytes when a size between the one that fits and the one that did not gets
+	// there (a few more encodings, halving that gap): a byte bound used, not half of it. Zero: the
+	// first size that fits.
+	Fill float64
 	// StaticOnly: animated GIFs are not accepted.
 	StaticOnly bool
 }
@@ -196,8 +201,7 @@ func encodeFitting(img image.Image, format string, orientation, sw, sh int, t Ta
 	if orientation != 1 {
 		res.Actions = append(res.Actions, ActionOriented)
 	}
-	sizeHint := 0 // bytes to reserve for the encoding: none at first, then what a retry should take
-	for range 6 {
+	try := func(sw, sh, sizeHint int) (encoded, string, error) {
 		scaled := img
 		if sw != b.Dx() || sh != b.Dy() {
 			scaled = scale(img, sw, sh)
@@ -209,19 +213,55 @@ func encodeFitting(img image.Image, format string, orientation, sw, sh int, t Ta
 			scaled = orient(scaled, orientation)
 		}
 		data, outFormat, err := encode(scaled, format, t.Formats, sizeHint)
+		return encoded{Image: scaled, data: data}, outFormat, err
+	}
+	sizeHint := 0        // bytes to reserve for the encoding: none at first, then what a retry should take
+	overW, overH := 0, 0 // the last size that did not fit
+	for range 6 {
+		e, outFormat, err := try(sw, sh, sizeHint)
 		if err != nil {
 			return encoded{}, "", err
 		}
-		if t.MaxBytes == 0 || int64(len(data)) <= t.MaxBytes || sw <= 16 && sh <= 16 {
-			return encoded{Image: scaled, data: data}, outFormat, nil
+		if t.MaxBytes == 0 || int64(len(e.data)) <= t.MaxBytes || sw <= 16 && sh <= 16 {
+			if overW > 0 && t.Fill > 0 && t.MaxBytes > 0 {
+				return fill(try, e, outFormat, sw, sh, overW, overH, t)
+			}
+			return e, outFormat, nil
 		}
-		f := math.Sqrt(float64(t.MaxBytes)/float64(len(data))) * 0.95
+		overW, overH = sw, sh
+		f := math.Sqrt(float64(t.MaxBytes)/float64(len(e.data))) * 0.95
 		sw, sh = max(int(float64(sw)*f), 1), max(int(float64(sh)*f), 1)
 		// The next encoding should be about f² of this one (0.9 MaxBytes): reserving that and a tenth
 		// spares the encoder's buffer its doublings, each a copy, to up to twice what it holds.
-		sizeHint = int(float64(len(data)) * f * f * 1.1)
+		sizeHint = int(float64(len(e.data)) * f * f * 1.1)
 	}
 	return encoded{}, "", fmt.Errorf("%w: cannot fit in %d bytes", ErrUnsupported, t.MaxBytes)
+}
+
+// fillTries bounds the extra encodings fill makes.
+const fillTries = 4
+
+// fill grows an image that fits (fit, at w x h) toward the size that did not (overW x overH) while
+// it is under t.Fill x t.MaxBytes: it tries the size halfway between the largest that fits and the
+// smallest that does not, at most fillTries times, and keeps the largest that fits.
+func fill(try func(w, h, sizeHint int) (encoded, string, error), fit encoded, format string, w, h, overW, overH int, t Target) (encoded, string, error) {
+	want := int64(t.Fill * float64(t.MaxBytes))
+	for range fillTries {
+		if int64(len(fit.data)) >= want || overW-w <= 1 {
+			break
+		}
+		mw, mh := (w+overW)/2, (h+overH)/2
+		e, f, err := try(mw, mh, int(t.MaxBytes))
+		switch {
+		case err != nil:
+			return fit, format, nil // the size that fits stands
+		case int64(len(e.data)) <= t.MaxBytes:
+			fit, format, w, h = e, f, mw, mh
+		default:
+			overW, overH = mw, mh
+		}
+	}
+	return fit, format, nil
 }
 
 // encode writes img in the best accepted format: JPEG stays JPEG; otherwise PNG, or JPEG when the

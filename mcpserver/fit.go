@@ -124,7 +124,9 @@ func (f fitter) refit(b *mcp.ImageContent, room int) (*mcp.ImageContent, string,
 			formats = append(formats, x)
 		}
 	}
-	r, err := imaging.Prepare(b.Data, format, imaging.Target{Formats: formats, MaxBytes: budget, StaticOnly: true})
+	// Fill: the image comes out at 90% of its room or more when it can (the host's bound used, not
+	// half of it: the first size that fits is often 50-70%).
+	r, err := imaging.Prepare(b.Data, format, imaging.Target{Formats: formats, MaxBytes: budget, Fill: 0.9, StaticOnly: true})
 	if err != nil || r.Data == nil || int64(len(r.Data)) > budget {
 		return nil, "", false
 	}

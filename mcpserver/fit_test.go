@@ -61,6 +61,9 @@ func TestGetArtifactFitsClaudeDesktopByDefault(t *testing.T) {
 	if res.IsError || n >= 1_000_000 {
 		t.Fatalf("result of %d bytes (error %v), want under 1 MB", n, res.IsError)
 	}
+	if n < 850_000 {
+		t.Errorf("result of %d bytes: the image should use at least 85%% of the host's 1 MB", n)
+	}
 	img, ok := blockOf[*mcp.ImageContent](res)
 	if !ok {
 		t.Fatalf("no image block: %s", texts(res))

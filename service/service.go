@@ -587,12 +587,20 @@ func connect(url string, cfg Config, name string, log *slog.Logger) (*nats.Conn,
 	return nc, nil
 }
 
+// LocalStoreDir is the directory of the local object store (no S3_ENDPOINT):
+// DATA_DIR/store/S3_BUCKET, of cfg with its defaults set.
+func LocalStoreDir(cfg Config) string {
+	cfg.SetDefaults()
+	return filepath.Join(cfg.DataDir, "store", cfg.S3Bucket)
+}
+
 // OpenStore opens the configured object store: MinIO/S3 when S3_ENDPOINT is set (the bucket is
 // created if missing), else a local directory under DATA_DIR with the same key layout.
+
 func OpenStore(ctx context.Context, cfg Config) (Store, error) {
 	cfg.SetDefaults()
 	if cfg.S3Endpoint == "" {
-		st, err := objectstore.NewLocal(filepath.Join(cfg.DataDir, "store", cfg.S3Bucket))
+		st, err := objectstore.NewLocal(LocalStoreDir(cfg))
 		if err != nil {
 			return nil, fmt.Errorf("DATA_DIR: %w", err)
 		}

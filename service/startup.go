@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/url"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
@@ -29,7 +28,7 @@ func logStart(log *slog.Logger, cfg Config, natsURL string, embedded bool, tel *
 	if cfg.S3Endpoint != "" {
 		attrs = append(attrs, "s3_endpoint", cfg.S3Endpoint, "s3_bucket", cfg.S3Bucket, "s3_tls", cfg.S3UseSSL)
 	} else {
-		attrs = append(attrs, "store", filepath.Join(cfg.DataDir, "store", cfg.S3Bucket))
+		attrs = append(attrs, "store", LocalStoreDir(cfg))
 	}
 	attrs = append(attrs, "otel", tel.Enabled, "otlp_traces", tel.Enabled && cfg.OTLPEnabled)
 	if tel.Enabled {

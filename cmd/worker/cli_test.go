@@ -6,8 +6,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/tooldefs"
 )
 
 // The test binary doubles as the worker command: with cliEnv set it runs dispatch on its arguments.
@@ -53,6 +57,12 @@ func TestCLIExplainsItself(t *testing.T) {
 			for _, c := range append(commands, command{name: "help"}) {
 				if !strings.Contains(stdout, "\n  "+c.name+" ") {
 					t.Errorf("command %s not listed:\n%s", c.name, stdout)
+				}
+			}
+			// tools prints every dialect tooldefs renders, and the help says so.
+			for _, d := range tooldefs.Dialects {
+				if !strings.Contains(stdout, d) {
+					t.Errorf("help does not name the tools dialect %s:\n%s", d, stdout)
 				}
 			}
 		})
@@ -158,5 +168,50 @@ func TestToolsEveryDialect(t *testing.T) {
 		if code != exitOK || err != nil || stdout != string(want) {
 			t.Errorf("worker tools --dialect %s: exit %d, %v, stderr %q; stdout is not contracts/tools/%s.en.json", d, code, err, stderr, d)
 		}
+	}
+}
+
+// worker put without S3_ENDPOINT writes into DATA_DIR's local store only when a worker made it: run
+// from another directory it refuses (exit 1, naming the directory) and creates nothing, instead of
+// printing a ref no running worker can read; in the worker's directory it puts.
+func TestPutRefusesAStoreNoWorkerMade(t *testing.T) {
+	elsewhere := t.TempDir()
+	file := filepath.Join(elsewhere, "note.txt")
+	if err := os.WriteFile(file, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	put := func(dir string, env ...string) (int, string, string) {
+		cmd := exec.Command(os.Args[0], "put", file, "--id", "note")
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), cliEnv+"=1", "S3_ENDPOINT=", "DATA_DIR="), env...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, stdout.String(), stderr.String()
+	}
+	code, stdout, stderr := put(elsewhere)
+	if code != exitFailure || stdout != "" || !strings.Contains(stderr, "no worker's store at "+filepath.Join(elsewhere, "data", "store")) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "data")); !os.IsNotExist(err) {
+		t.Errorf("a refused put left %s/data behind (%v)", elsewhere, err)
+	}
+	// The worker's directory: its store exists (worker run opens it at start, as OpenStore does).
+	workerDir := t.TempDir()
+	if _, err := service.OpenStore(t.Context(), service.Config{DataDir: filepath.Join(workerDir, "data")}); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := put(workerDir); code != exitOK || strings.TrimSpace(stdout) != "artifact:note" {
+		t.Fatalf("in the worker's directory: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// From elsewhere, with the worker's DATA_DIR.
+	if code, stdout, stderr := put(elsewhere, "DATA_DIR="+filepath.Join(workerDir, "data")); code != exitOK || strings.TrimSpace(stdout) != "artifact:note" {
+		t.Fatalf("with DATA_DIR: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/agentworks/artifact-worker/tooldefs"
 )
 
 // command is one subcommand: its name, a line for the command list, and its entry point (which
@@ -22,7 +25,7 @@ var commands = []command{
 	{"call", "send one request to the worker and print the reply", call},
 	{"replay", "run stored requests through the current handlers", replayCmd},
 	{"mcp", "serve the tools over MCP (stdio, or streamable HTTP with --http)", mcpCmd},
-	{"tools", "print the tools as function-calling definitions (OpenAI, Anthropic)", toolsCmd},
+	{"tools", "print the tools as function-calling definitions (" + strings.Join(tooldefs.Dialects, ", ") + ")", toolsCmd},
 	{"models", "list the models the capability registry knows; explain how a name resolves; import catalogues", modelsCmd},
 	{"version", "print the version, commit and contract version", versionCmd},
 }

@@ -22,7 +22,7 @@ func put(args []string) int {
 	fs := flag.NewFlagSet("worker put", flag.ContinueOnError)
 	id := fs.String("id", "", "artifact id (default: random)")
 	mimeType := fs.String("mime", "", "MIME type (default: from the extension, else from the content)")
-	prepareUsage(fs, "usage: worker put FILE [--id ID] [--mime TYPE] [worker settings]\n\nUploads FILE as the artifact artifacts/{id} (S3_ENDPOINT, else the local store under DATA_DIR)\nand prints its ref, artifact:{id}.", args)
+	prepareUsage(fs, "usage: worker put FILE [--id ID] [--mime TYPE] [worker settings]\n\nUploads FILE as the artifact artifacts/{id} (S3_ENDPOINT, else the local store `worker run` made\nunder DATA_DIR: refused when there is none) and prints its ref, artifact:{id}.", args)
 	args = flagsFirst(args)
 	cfg, rest, err := loadConfig(fs, args, os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
@@ -65,6 +65,10 @@ func put(args []string) int {
 			fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
 			return exitFailure
 		}
+	}
+	if err := localStoreExists(cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "worker put: %v\n", err)
+		return exitFailure
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -118,4 +122,21 @@ func randomID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// localStoreExists refuses a put into a local store no worker made: without S3_ENDPOINT the store
+// is a directory under DATA_DIR (./data by default, relative to where the command runs), which
+// `worker run` creates. A put run from another directory would create a store of its own there,
+// print a ref, and the running worker would answer artifact_not_found for it.
+func localStoreExists(cfg service.Config) error {
+	cfg.SetDefaults()
+	if cfg.S3Endpoint != "" {
+		return nil
+	}
+	dir := service.LocalStoreDir(cfg)
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return nil
+	}
+	abs, _ := filepath.Abs(dir)
+	return fmt.Errorf("no worker's store at %s (DATA_DIR=%s, S3_ENDPOINT not set): `worker run` creates it; run put in the directory the worker runs in, or give it the worker's DATA_DIR (or S3_ENDPOINT and bucket)", abs, cfg.DataDir)
 }

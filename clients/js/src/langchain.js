@@ -22,7 +22,7 @@ export function artifactTools(worker, opts = {}) {
         ...(spec.name === "get_artifact" ? { ref: args?.ref } : { image_md5: args?.image_md5 }),
         ...(opts.serviceId ? { service_id: opts.serviceId } : {}),
         ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
-        ...(opts.locale ? { locale: opts.locale } : {}),
+        locale: opts.locale ?? "en", // as the descriptions: "en" unless told
         dialect: "langchain-js", media: "assembly",
       };
       try {

@@ -109,7 +109,7 @@ export function callTool(worker, name, args, opts = {}) {
     ...(name === "get_artifact" ? { ref: args?.ref, media: "result" } : { image_md5: args?.image_md5, media: "assembly", dialect: "anthropic" }),
     ...(opts.serviceId ? { service_id: opts.serviceId } : {}),
     ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
-    ...(opts.locale ? { locale: opts.locale } : {}),
+    locale: opts.locale ?? "en", // the tools' descriptions and their results in one language: "en" unless told
   };
   // The scope is the adapter's (the runtime's), never a tool argument: the model cannot widen it.
   return worker.call(subject, request, { ...(opts.timeout ? { timeout: opts.timeout } : {}), ...(opts.scope ? { scope: opts.scope } : {}) });

@@ -70,7 +70,7 @@ test("ai-sdk: get_history_image hands the cached image to the model as a file pa
   const pre = await worker.preprocess({ messages: [["human", [{ type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }]], ["ai", "a chart"], ["human", "and?"]] });
   const md5 = JSON.stringify(pre.messages).match(/history_[0-9a-f]{32}/)[0];
   const output = async (serviceId) => {
-    const tools = artifactTools(worker, { serviceId, locale: "en" });
+    const tools = artifactTools(worker, { serviceId }) // no locale: "en", as the descriptions;
     const result = await tools.get_history_image.execute({ image_md5: md5 }, { toolCallId: "c1", messages: [] });
     return JSON.parse(JSON.stringify(await tools.get_history_image.toModelOutput({ toolCallId: "c1", input: { image_md5: md5 }, output: result })));
   };

@@ -25,7 +25,7 @@ after(async () => { await worker?.close(); });
 
 // The tools answering one AI turn that calls get_artifact on the PNG and the PDF.
 async function turn(serviceId) {
-  const tools = artifactTools(worker, { serviceId, locale: "en" });
+  const tools = artifactTools(worker, { serviceId }) // no locale: "en", as the descriptions;
   const ai = new AIMessage({ content: "", tool_calls: [
     { id: "call_png", name: "get_artifact", args: { ref: pngRef }, type: "tool_call" },
     { id: "call_pdf", name: "get_artifact", args: { ref: pdfRef }, type: "tool_call" },
@@ -49,7 +49,7 @@ test("langchain: a tool returns a ToolMessage whose standard content blocks Lang
 });
 
 test("langchain: a failed call is an error ToolMessage with the worker's tool result for it, not an exception", async () => {
-  const [get] = artifactTools(worker, { serviceId: "gpt-4o", locale: "en" });
+  const [get] = artifactTools(worker, { serviceId: "gpt-4o" });
   const msg = await get.invoke({ id: "call_x", name: "get_artifact", args: { ref: "artifact:" + randomId("missing") }, type: "tool_call" });
   assert.ok(ToolMessage.isInstance(msg));
   assert.equal(msg.status, "error");

@@ -29,7 +29,7 @@ after(async () => { await worker?.close(); await openai?.close(); });
 // Runs an agent whose model (the stand-in) calls get_artifact on ref; returns the function call's
 // output in the Responses request that follows.
 async function toolOutput(serviceId, ref) {
-  const agent = new Agent({ name: "t", instructions: "i", model: "gpt-4o", tools: artifactTools(worker, { serviceId, locale: "en" }) });
+  const agent = new Agent({ name: "t", instructions: "i", model: "gpt-4o", tools: artifactTools(worker, { serviceId }) });
   const from = openai.requests.length;
   const result = await run(agent, `What does ${ref} show?`);
   assert.equal(result.finalOutput, "done");

@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -94,6 +95,34 @@ def builder():
         ).returncode == 0:
             return python
     return None
+
+
+class OfflineInstallTest(unittest.TestCase):
+    def test_offline_route_runs_as_written(self):
+        # The README's offline lines, run by sh in an empty directory with REPO set to this
+        # checkout: the venv imports the client from src/ and nats-py from third_party/.
+        with open(os.path.join(_env.PACKAGE_DIR, "README.md"), encoding="utf-8") as f:
+            m = re.search(r"<!-- offline:sh [^\n]*-->\n```sh\n(.*?)\n```", f.read(), re.S)
+        self.assertIsNotNone(m, "clients/python/README.md has no offline:sh block")
+        script = m.group(1).replace("REPO=/path/to/artifact-worker", "REPO=" + shlex.quote(REPO), 1)
+        self.assertNotEqual(script, m.group(1), "the block does not set REPO=/path/to/artifact-worker")
+        work = tempfile.mkdtemp(prefix="pyclient-offline-")
+        try:
+            env = subprocess_env([])
+            env.pop("PYTHONPATH")
+            out = subprocess.run(["sh", "-ec", script], cwd=work, env=env, capture_output=True, text=True, timeout=120)
+            if out.returncode != 0 and "No module named venv" in out.stderr:
+                self.skipTest("python3 here has no venv module: " + out.stderr.strip())
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+            code = "import artifact_worker_client as a, nats; print(a.__file__); print(nats.__file__)"
+            out = subprocess.run([os.path.join(work, ".venv", "bin", "python"), "-c", code], cwd=work, env=env,
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            client, nats_file = out.stdout.splitlines()
+            self.assertTrue(client.startswith(_env.SRC), client)
+            self.assertTrue(nats_file.startswith(os.path.dirname(_env.VENDORED)), nats_file)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 class PackageTest(unittest.TestCase):
