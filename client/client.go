@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -20,6 +21,7 @@ import (
 	"github.com/agentworks/artifact-worker/claimcheck"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/backoff"
+	"github.com/agentworks/artifact-worker/internal/quorum"
 )
 
 // ErrNoReply means no reply arrived before the context ended although the request was stored: a
@@ -44,6 +46,9 @@ type Client struct {
 	claims  *claimcheck.Store
 	scope   string // sent as contracts.HeaderScope unless the call's context has one (WithScope)
 	replies *replies
+	// quorum moves the connection to another server when JetStream stops answering through its
+	// server while the connection is up (a server cut off from its cluster).
+	quorum *quorum.Tracker
 }
 
 // New returns a client on nc. It uses the worker's claim-check bucket as it is (creating it with the
@@ -63,8 +68,16 @@ func New(ctx context.Context, nc *nats.Conn) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{nc: nc, js: js, claims: claims.Limit(math.MaxInt64), replies: r}, nil
+	return &Client{nc: nc, js: js, claims: claims.Limit(math.MaxInt64), replies: r, quorum: quorum.NewTracker(nc, quorum.DefaultAfter, nil)}, nil
 }
+
+// SetSwitchAfter sets how long JetStream may go unanswered (timeouts, no responders) through the
+// connection's server, while the connection is up, before the client reconnects it to another
+// server of the cluster (default 4 s; negative: never). A server cut off from the rest of its
+// cluster keeps its clients connected while nothing they store or ask reaches the streams: calls
+// waiting there would stall until the partition heals. Call it before the client is used; clients
+// made from this one by WithScope share the setting only when it is set first.
+func (c *Client) SetSwitchAfter(d time.Duration) { c.quorum = quorum.NewTracker(c.nc, d, nil) }
 
 // Close removes the client's reply subscription (the connection stays open: the client does not
 // own it). Calls in progress get no reply after it.
@@ -113,12 +126,14 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 	// A duplicate on a later attempt is this call's own request: an earlier attempt was stored
 	// although its acknowledgement was lost. Its reply comes to this inbox either way.
 	quiet := replyQuiet
-	askAt := time.Now().Add(quiet)
+	sent := time.Now()
+	askAt := sent.Add(quiet)
 	for asked := 0; ; {
 		check := time.NewTimer(reconnectCheck)
 		select {
 		case reply := <-replies:
 			check.Stop()
+			c.quorum.Report(nil)
 			return c.resolve(ctx, reply)
 		case <-ctx.Done():
 			check.Stop()
@@ -137,6 +152,12 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		// An overdue reply is asked for only once the worker's consumer saw the request (the last
 		// one asked) answered: asking again for one queued behind a backlog, or still being worked
 		// on, would only add work.
+		// A reply slow to come may mean the connection's server is cut off from its cluster: prove
+		// that JetStream answers through it (at most once a second per client); the quorum tracker
+		// moves the connection to another server when it does not for a while.
+		if time.Since(sent) >= probeAfter && time.Since(c.quorum.LastReport()) >= time.Second && c.nc.IsConnected() {
+			c.answered(ctx, ack.Stream, subject, ack.Sequence)
+		}
 		n := c.nc.Stats().Reconnects
 		overdue := !time.Now().Before(askAt)
 		if overdue {
@@ -160,6 +181,7 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 			}
 			if err == nil {
 				ack = stored
+				sent = time.Now()
 			}
 		}
 	}
@@ -189,11 +211,19 @@ func (c *Client) answered(ctx context.Context, stream, subject string, seq uint6
 	ictx, cancel := context.WithTimeout(ctx, storeAttempt)
 	defer cancel()
 	cons, err := c.js.Consumer(ictx, stream, contracts.ConsumerName(subject))
+	// A caller not allowed to read the consumer gets no answer either: that is not a lost quorum.
+	if last := c.nc.LastError(); ctx.Err() == nil && !(errors.Is(last, nats.ErrPermissionViolation) && strings.Contains(last.Error(), "CONSUMER.INFO")) {
+		c.quorum.Report(err)
+	}
 	if err != nil {
 		return false
 	}
 	return cons.CachedInfo().AckFloor.Stream >= seq
 }
+
+// probeAfter is how long a call waits for its reply before it proves that JetStream answers through
+// the connection's server (see Client.SetSwitchAfter).
+const probeAfter = 2 * time.Second
 
 // reconnectCheck is how often a call waiting for its reply checks whether its connection reconnected.
 const reconnectCheck = 500 * time.Millisecond
@@ -237,6 +267,9 @@ func (c *Client) store(ctx context.Context, subject, requestID string, hdr nats.
 		var ack *jetstream.PubAck
 		if err == nil {
 			ack, err = c.js.PublishMsg(actx, msg)
+			if ctx.Err() == nil {
+				c.quorum.Report(err)
+			}
 		}
 		cancel()
 		if err == nil {

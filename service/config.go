@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/agentworks/artifact-worker/claimcheck"
+	"github.com/agentworks/artifact-worker/internal/quorum"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/pdfpages"
 )
@@ -81,9 +82,14 @@ type Config struct {
 	StreamMaxBytes int64 // STREAM_MAX_BYTES (default 2 GiB, messaging.DefaultStreamMaxBytes; -1: none)
 	// AckWait is how long a request stays with a replica that neither acks it nor reports it in
 	// progress (every ACK_WAIT/3 while it works): the time a dead replica's requests wait.
-	AckWait     time.Duration // ACK_WAIT (default 10s)
-	MaxDeliver  int           // MAX_DELIVER (default 5)
-	Concurrency int           // CONCURRENCY: requests per subject per replica (default 16)
+	AckWait time.Duration // ACK_WAIT (default 10s)
+	// NATSSwitchAfter is how long JetStream may go unanswered (timeouts, no responders) on a
+	// connected server before the worker reconnects to another server of the cluster: a server cut
+	// off from the others keeps its clients' connections up while every JetStream call through it
+	// fails (internal/quorum). Negative: never.
+	NATSSwitchAfter time.Duration // NATS_SWITCH_AFTER (default 4s)
+	MaxDeliver      int           // MAX_DELIVER (default 5)
+	Concurrency     int           // CONCURRENCY: requests per subject per replica (default 16)
 	// MemoryBudget bounds, in bytes, what the requests a replica works on hold (internal/membudget):
 	// a request that would take it over waits for room before it reads a large artifact or body.
 	MemoryBudget   int64         // MEMORY_BUDGET (default 512 MiB; -1: none)
@@ -120,6 +126,7 @@ func (c *Config) SetDefaults() {
 	c.StreamMaxAge = cmp.Or(c.StreamMaxAge, 24*time.Hour)
 	c.StreamMaxBytes = cmp.Or(c.StreamMaxBytes, messaging.DefaultStreamMaxBytes)
 	c.AckWait = cmp.Or(c.AckWait, messaging.DefaultAckWait)
+	c.NATSSwitchAfter = cmp.Or(c.NATSSwitchAfter, quorum.DefaultAfter)
 	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
 	c.Concurrency = cmp.Or(c.Concurrency, 16)
 	c.MemoryBudget = cmp.Or(c.MemoryBudget, DefaultMemoryBudget)
@@ -233,6 +240,9 @@ func (c Config) Validate() error {
 	}
 	if c.StreamMaxBytes != -1 && c.StreamMaxBytes < messaging.MinStreamMaxBytes {
 		bad("STREAM_MAX_BYTES", "must be at least %d (64 MiB), or -1 for no limit, got %d", messaging.MinStreamMaxBytes, c.StreamMaxBytes)
+	}
+	if c.NATSSwitchAfter > 0 && c.NATSSwitchAfter < time.Second {
+		bad("NATS_SWITCH_AFTER", "must be at least 1s (or negative: never), got %s", c.NATSSwitchAfter)
 	}
 	if c.AckWait < 3*time.Second {
 		bad("ACK_WAIT", "must be at least 3s, got %s", c.AckWait)

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
@@ -28,6 +29,7 @@ import (
 	"github.com/agentworks/artifact-worker/internal/backoff"
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
 	"github.com/agentworks/artifact-worker/internal/membudget"
+	"github.com/agentworks/artifact-worker/internal/quorum"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/objectstore"
@@ -65,6 +67,8 @@ type Service struct {
 	http      *http.Server
 	listener  net.Listener
 	renderer  *pdfpages.Renderer
+	// quorum tracks, per connection, whether JetStream answers through its server (subConn, pubConn).
+	quorum [2]*quorum.Tracker
 }
 
 // New wires the worker: it connects to NATS (or starts the embedded server), opens storage, ensures
@@ -223,8 +227,19 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	if err != nil {
 		return nil, err
 	}
+	for i, nc := range []*nats.Conn{s.subConn, s.pubConn} {
+		s.quorum[i] = quorum.NewTracker(nc, cfg.NATSSwitchAfter, log)
+	}
 	api := httpapi.New(s.telemetry.Metrics, []httpapi.Check{
 		{Name: "nats", Func: func(context.Context) error { return connected(s.subConn, s.pubConn) }},
+		{Name: "jetstream", Func: func(context.Context) error {
+			for _, q := range s.quorum {
+				if !q.Answering() {
+					return errors.New("JetStream does not answer through this NATS server (cut off from its cluster?)")
+				}
+			}
+			return nil
+		}},
 		{Name: "storage", Func: s.store.Ping},
 		{Name: "consumers", Func: func(context.Context) error {
 			if !s.pipeline.Ready() {
@@ -393,6 +408,19 @@ func (s *Service) Run(ctx context.Context) error {
 		go s.registry.Run(runCtx)
 	}
 	go releaseWhenIdle(runCtx, s.pipeline.Activity, time.Second, idleRelease, freeMemory)
+	// Each connection proves every second that JetStream answers through its server, with a write
+	// that needs the cluster's quorum; unanswered for NATS_SWITCH_AFTER, it moves to another server.
+	for i, nc := range []*nats.Conn{s.subConn, s.pubConn} {
+		js, err := jetstream.New(nc)
+		if err != nil {
+			return err
+		}
+		key := "$KV." + contracts.ReplyBucket + ".health." + nuid.Next()
+		go s.quorum[i].Watch(runCtx, quorumProbeEvery, func(ctx context.Context) error {
+			_, err := js.Publish(ctx, key, nil)
+			return err
+		})
+	}
 	pipelineDone := make(chan error, 1)
 	go func() { pipelineDone <- s.pipeline.Run(runCtx) }()
 	var runErr error
@@ -478,6 +506,9 @@ func (s *Service) close() []error {
 	}
 	return errs
 }
+
+// quorumProbeEvery is how often each connection proves that JetStream answers through its server.
+const quorumProbeEvery = time.Second
 
 // StartupTimeout bounds how long New waits for each dependency (NATS, the object store, the JetStream
 // topology) to become reachable.

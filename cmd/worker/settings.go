@@ -97,6 +97,7 @@ var settings = []setting{
 	{"PDF_MAX_PAGES", "most PDF pages sent as images for one request (the provider's image limit may lower it)", integer(func(c *service.Config) *int { return &c.PDFMaxPages })},
 	{"STREAM_MAX_AGE", "how long requests stay in the stream for replay", duration(func(c *service.Config) *time.Duration { return &c.StreamMaxAge })},
 	{"STREAM_MAX_BYTES", "size limit of the request stream WORKER_REQUESTS (bytes or 512MiB, 2GiB); the oldest requests go first (-1: no limit)", byteSize(func(c *service.Config) *int64 { return &c.StreamMaxBytes })},
+	{"NATS_SWITCH_AFTER", "how long JetStream may go unanswered on a connected NATS server before the worker reconnects to another (a server cut off from its cluster; default 4s, negative: never)", duration(func(c *service.Config) *time.Duration { return &c.NATSSwitchAfter })},
 	{"ACK_WAIT", "JetStream AckWait of the consumers: how long a dead replica's requests wait (default 10s)", duration(func(c *service.Config) *time.Duration { return &c.AckWait })},
 	{"MAX_DELIVER", "deliveries before a failing request is dead-lettered", integer(func(c *service.Config) *int { return &c.MaxDeliver })},
 	{"CONCURRENCY", "requests per subject one replica handles at once", integer(func(c *service.Config) *int { return &c.Concurrency })},

@@ -1,0 +1,50 @@
+package quorum_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/internal/quorum"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
+)
+
+// Calls that go unanswered for After on a connected server reconnect the connection; an answer in
+// between starts the count again; errors that are answers (a 404, a refused write) count as answers.
+func TestTrackerReconnectsAfterUnansweredCalls(t *testing.T) {
+	s := natstest.Start(t)
+	nc := natstest.Connect(t, s, nats.ReconnectWait(10*time.Millisecond))
+	tr := quorum.NewTracker(nc, 300*time.Millisecond, nil)
+	unanswered := fmt.Errorf("publish: %w", context.DeadlineExceeded)
+	answer := &jetstream.APIError{Code: 404, ErrorCode: jetstream.JSErrCodeStreamNotFound}
+
+	for _, err := range []error{unanswered, nil, unanswered, answer, errors.New("bad header")} {
+		tr.Report(err)
+		time.Sleep(120 * time.Millisecond)
+	}
+	if n := nc.Stats().Reconnects; n != 0 {
+		t.Fatalf("%d reconnects after calls answered in between, want 0", n)
+	}
+	if !quorum.Unanswered(nats.ErrNoResponders) || quorum.Unanswered(answer) || !quorum.Unanswered(&jetstream.APIError{Code: 503}) {
+		t.Fatal("Unanswered misclassifies")
+	}
+	start := time.Now()
+	for nc.Stats().Reconnects == 0 {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("no reconnect after calls went unanswered for After")
+		}
+		tr.Report(unanswered)
+		if time.Since(start) > time.Second && tr.Answering() && nc.Stats().Reconnects == 0 {
+			t.Fatal("Answering after a second of unanswered calls")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if took := time.Since(start); took < 300*time.Millisecond {
+		t.Fatalf("reconnected after %s, before After", took)
+	}
+}
