@@ -160,7 +160,27 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (se
 	if err := errors.Join(errs...); err != nil {
 		return cfg, nil, err
 	}
-	return cfg, fs.Args(), cfg.Validate()
+	return cfg, fs.Args(), namedAsGiven(cfg.Validate(), given)
+}
+
+// namedAsGiven rewrites the lines of a Validate error that name a setting given as a flag to name
+// the flag: the operator sees what they wrote (-memory-budget, not MEMORY_BUDGET).
+func namedAsGiven(err error, given map[string]bool) error {
+	if err == nil {
+		return nil
+	}
+	lines := strings.Split(err.Error(), "\n")
+	changed := false
+	for i, line := range lines {
+		env, rest, ok := strings.Cut(line, ": ")
+		if ok && given[flagName(env)] {
+			lines[i], changed = "-"+flagName(env)+": "+rest, true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }
 
 // settingWarnings names values that are accepted but probably not what was meant. OTEL_SDK_DISABLED

@@ -70,7 +70,7 @@ func TestLoadConfigNamesEveryBadSetting(t *testing.T) {
 		"NATS_URL": "http://wrong", "CONCURRENCY": "-2", "S3_ENDPOINT": "minio:9000", "S3_BUCKET": "Bad_Bucket",
 		"LOG_LEVEL": "loud", "MAX_DELIVER": "-1", "STREAM_MAX_AGE": "1s",
 	}))
-	for _, name := range []string{"NATS_URL", "CONCURRENCY", "S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET", "LOG_LEVEL", "MAX_DELIVER", "STREAM_MAX_AGE", "HTTP_ADDR"} {
+	for _, name := range []string{"NATS_URL", "CONCURRENCY", "S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET", "LOG_LEVEL", "MAX_DELIVER", "STREAM_MAX_AGE", "-http-addr: "} {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s:\n%v", name, err)
 		}
@@ -230,5 +230,12 @@ func TestLoadConfigSizesWithUnits(t *testing.T) {
 	_, _, err = loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), nil, env(map[string]string{"STREAM_MAX_BYTES": "1MiB"}))
 	if err == nil || !strings.Contains(err.Error(), "STREAM_MAX_BYTES: must be at least 67108864 (64 MiB)") {
 		t.Errorf("a 1 MiB stream: %v", err)
+	}
+	// A value refused by validation is named as the operator gave it: the flag, when it was a flag.
+	_, _, err = loadConfig(flag.NewFlagSet("t", flag.ContinueOnError), []string{"-stream-max-bytes", "1MiB"}, env(map[string]string{"MEMORY_BUDGET": "1MiB"}))
+	for _, want := range []string{"-stream-max-bytes: must be at least 67108864", "MEMORY_BUDGET: must be at least 16777216"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
 	}
 }
