@@ -94,10 +94,12 @@ func (w *walk) fitLimits() {
 			all.add(f.media, n, 1)
 			stuck.add(f.media, n, 1)
 		}
-		for i, k := range w.kept {
+		held := make([]bool, len(w.kept)) // kept media that cannot be taken out
+		var spent [nLimits]bool           // limits no medium left can bring the request within
+		for {
 			limit, why := -1, ""
 			for n := range nLimits {
-				if why = over(l, all, n, "would"); why != "" && over(l, stuck, n, "would") == "" {
+				if why = over(l, all, n, "would"); why != "" && !spent[n] && over(l, stuck, n, "would") == "" {
 					limit = n
 					break
 				}
@@ -105,13 +107,23 @@ func (w *walk) fitLimits() {
 			if limit < 0 {
 				break
 			}
-			if !counts(k.media, pages[i], limit) {
+			i := -1
+			for j, k := range w.kept { // the oldest medium that can still go and counts toward it
+				if !moved[j] && !held[j] && counts(k.media, pages[j], limit) {
+					i = j
+					break
+				}
+			}
+			if i < 0 {
+				spent[limit] = true
 				continue
 			}
+			k := w.kept[i]
 			if w.tooLarge(k.media) == "" && w.moveOut(i, why) {
 				moved[i] = true
 				all.add(k.media, pages[i], -1)
 			} else {
+				held[i] = true
 				stuck.add(k.media, pages[i], 1)
 			}
 		}

@@ -303,3 +303,28 @@ func TestPreprocessTokensFollowTheTargetsProvider(t *testing.T) {
 		})
 	}
 }
+
+// Each limit is met by taking out the oldest medium that counts toward it: an image for the image
+// count, then the older PDF (not the latest image) for the bytes.
+func TestPreprocessMeetsEachLimitWithTheOldestThatCounts(t *testing.T) {
+	media := []agentsession.Media{
+		{MIME: "application/pdf", Base64: base64.StdEncoding.EncodeToString(testfiles.PDF()), Filename: "report.pdf"},
+		{MIME: "image/png", Base64: base64.StdEncoding.EncodeToString(testfiles.PNG(20, 10))},
+		{MIME: "image/png", Base64: base64.StdEncoding.EncodeToString(testfiles.PNG(21, 10))},
+	}
+	in := agentsession.Build(agentsession.Session{Dialect: contracts.DialectAnthropic, Task: "go", Turns: len(media),
+		Media: func(i int) agentsession.Media { return media[i] }})
+	limits := contracts.RequestLimits{MaxImages: 1, MaxBytes: int64(len(media[0].Base64)+len(media[2].Base64)) - 1}
+	out, rep, err := historyimage.PreprocessWith(t.Context(), in, newMemPutter(), historyimage.Options{Dialect: contracts.DialectAnthropic, KeepTurns: 100, Limits: limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{false, false, true} {
+		if got := strings.Contains(string(out), media[i].Base64); got != want {
+			t.Errorf("medium %d in the output: %v, want %v (over limits %+v)", i, got, want, rep.OverLimits)
+		}
+	}
+	if len(rep.OverLimits) != 2 || !strings.Contains(rep.OverLimits[0].Reason, "2 images") || !strings.Contains(rep.OverLimits[1].Reason, "media would be") {
+		t.Errorf("over limits %+v", rep.OverLimits)
+	}
+}
