@@ -109,7 +109,8 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) FUZZJOBS=$(FUZZJOBS) ./scripts/fuzz.sh
 
 bench: tools
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./handlers/... ./routing/... ./historyimage/... ./imaging/... ./extract/... ./llmservices/...
+	./scripts/install-poppler.sh
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./handlers/... ./routing/... ./historyimage/... ./imaging/... ./extract/... ./llmservices/... ./pdfpages/...
 
 ## bench-floor: the worker (`worker run`) against a hand-built pipeline (bench/floor/cmd/floor), both
 ## separate processes on one nats-server process (built from go.mod's version) and one MinIO; not part

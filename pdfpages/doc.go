@@ -6,9 +6,9 @@
 // CGO_ENABLED=0. The module is sandboxed: it is given no filesystem (go-pdfium's default mounts
 // "/"), no network, no environment, and its stdout and stderr are discarded.
 //
-// A Renderer compiles the module once per process, in the background (Start), and keeps the
-// compiled code in wazero's compilation cache on disk (Config.CacheDir) so that a restart does not
-// compile again. Each document gets a fresh module instance (a few milliseconds to create), at most
+// A Renderer compiles the module once per process, in the background (Start; the first Render
+// starts it and waits), and keeps the compiled code in wazero's compilation cache on disk
+// (Config.CacheDir) so that a restart does not compile again. Each document gets a fresh module instance (a few milliseconds to create), at most
 // Config.Instances at once, closed after the document: a hostile PDF can neither see another
 // request's document nor keep memory after its request. A fault inside the module (a trap, a
 // panic, a page that never finishes) ends that instance only: Render returns the pages that

@@ -122,13 +122,11 @@ func (r *Renderer) init() {
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(r.cfg.MemoryLimit / 65536))
 	if r.cfg.CacheDir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(r.cfg.CacheDir)
-		if err != nil {
-			r.err = fmt.Errorf("%w: compilation cache %s: %w", ErrUnavailable, r.cfg.CacheDir, err)
-			return
+		// A directory that cannot be made (a read-only volume) only costs the compile at every start.
+		if cache, err := wazero.NewCompilationCacheWithDir(r.cfg.CacheDir); err == nil {
+			r.cache = cache
+			rc = rc.WithCompilationCache(cache)
 		}
-		r.cache = cache
-		rc = rc.WithCompilationCache(cache)
 	}
 	pool, err := webassembly.Init(webassembly.Config{
 		MaxTotal: r.cfg.Instances,

@@ -74,10 +74,7 @@ type Config struct {
 	// handler's time; the pages drawn by then are sent) and the pages sent for one request.
 	RenderTimeout time.Duration // RENDER_TIMEOUT (default 15s, at most half the handler's time)
 	PDFMaxPages   int           // PDF_MAX_PAGES (default 20, at most 1000)
-	// PDFWarmup compiles the PDF renderer in the background at start (`worker run` sets it);
-	// without it the first PDF to render compiles it. Not an environment variable.
-	PDFWarmup    bool
-	StreamMaxAge time.Duration // STREAM_MAX_AGE (default 24h)
+	StreamMaxAge  time.Duration // STREAM_MAX_AGE (default 24h)
 	// StreamMaxBytes bounds the request stream WORKER_REQUESTS; the oldest requests go first.
 	StreamMaxBytes int64 // STREAM_MAX_BYTES (default 2 GiB, messaging.DefaultStreamMaxBytes; -1: none)
 	// AckWait is how long a request stays with a replica that neither acks it nor reports it in

@@ -199,10 +199,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		}
 		return nil, err
 	}
+	// The renderer compiles (or loads from DATA_DIR/wasm-cache) at the first PDF it draws: readiness
+	// never waits for it, and a worker that draws no PDF holds none of it (docs/operations.md).
 	s.renderer = c.Renderer
-	if cfg.PDFWarmup {
-		s.renderer.Start() // in the background: readiness does not wait for it
-	}
 	s.pipeline, err = messaging.New(messaging.Config{
 		Topology:       c.Topology,
 		Concurrency:    cfg.Concurrency,
@@ -339,7 +338,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	if err != nil {
 		return nil, fmt.Errorf("pdf renderer: %w", err)
 	}
-	getArtifact.Pages = renderer // compiled at its first PDF, or by Service.New with PDFWarmup
+	getArtifact.Pages = renderer // compiled at its first PDF
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
 	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, Formats: formats, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize,

@@ -46,7 +46,6 @@ embedded nats-server on EMBEDDED_NATS_ADDR and keeps its data under DATA_DIR.`, 
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	cfg.PDFWarmup = true // the PDF renderer compiles (or loads from DATA_DIR/wasm-cache) while the worker starts
 	svc, err := service.New(ctx, cfg, log)
 	if se := (*service.SettingError)(nil); errors.As(err, &se) {
 		// Refused credentials or certificates: a bad setting, which retrying cannot fix.

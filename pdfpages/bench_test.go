@@ -1,0 +1,99 @@
+package pdfpages_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/agentworks/artifact-worker/imaging"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
+	"github.com/agentworks/artifact-worker/pdfpages"
+	"github.com/agentworks/artifact-worker/pdfpages/pdfpagestest"
+)
+
+// pngOnly draws a page at 150 DPI with no fitting: the pixel size pdftoppm -r 150 gives.
+var pngOnly = imaging.Target{Formats: []string{"png"}}
+
+// longPDF is the extraction fixtures' 50-page ReportLab document (text on every page).
+func longPDF(b *testing.B) string {
+	b.Helper()
+	p, err := filepath.Abs("../extract/testdata/long.pdf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkPage: one page drawn at 150 DPI and encoded as PNG, with its text layer, from a fresh
+// module instance (what a one-page request costs once the module is compiled).
+func BenchmarkPage(b *testing.B) {
+	for _, name := range []string{"report.pdf", "scanned.pdf", "chart.pdf"} {
+		data := testfiles.PDFFile(name)
+		b.Run(name, func(b *testing.B) {
+			r := pdfpagestest.Renderer(b)
+			if err := r.Wait(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			sel, _ := pdfpages.ParsePages("1")
+			for b.Loop() {
+				if _, err := r.Render(context.Background(), data, pdfpages.Options{Pages: sel, Target: pngOnly}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPdftoppmPage is BenchmarkPage by pdftoppm -r 150 -png (poppler-utils), the anchor the
+// renderer is compared with; skipped when pdftoppm is not installed (scripts/install-poppler.sh).
+func BenchmarkPdftoppmPage(b *testing.B) {
+	for _, name := range []string{"report.pdf", "scanned.pdf", "chart.pdf"} {
+		b.Run(name, func(b *testing.B) {
+			in := filepath.Join(b.TempDir(), name)
+			if err := os.WriteFile(in, testfiles.PDFFile(name), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			pdftoppm(b, in, 1, 1)
+		})
+	}
+}
+
+// Benchmark20Pages: pages 1-20 of a 50-page document fitted to a model reading 1568 px (what a
+// get_artifact of it for such a model draws), per document.
+func Benchmark20Pages(b *testing.B) {
+	data, err := os.ReadFile(longPDF(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := pdfpagestest.Renderer(b)
+	if err := r.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		doc, err := r.Render(context.Background(), data, pdfpages.Options{Target: claudeLike})
+		if err != nil || len(doc.Pages) != 20 {
+			b.Fatalf("%d pages, %v", len(doc.Pages), err)
+		}
+	}
+}
+
+// BenchmarkPdftoppm20Pages is Benchmark20Pages by pdftoppm -r 150 -png -f 1 -l 20.
+func BenchmarkPdftoppm20Pages(b *testing.B) { pdftoppm(b, longPDF(b), 1, 20) }
+
+func pdftoppm(b *testing.B, in string, first, last int) {
+	b.Helper()
+	bin, err := exec.LookPath("pdftoppm")
+	if err != nil {
+		b.Skip("pdftoppm is not installed (scripts/install-poppler.sh)")
+	}
+	out := filepath.Join(b.TempDir(), "page")
+	for b.Loop() {
+		cmd := exec.Command(bin, "-r", "150", "-png", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), in, out)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("pdftoppm: %v: %s", err, msg)
+		}
+	}
+}
