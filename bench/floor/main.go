@@ -221,10 +221,10 @@ func startWorkerWith(ctx context.Context, env []string, bin string, args ...stri
 	return nil, fmt.Errorf("worker not ready after 60s:\n%s", p.tail())
 }
 
-// settle waits until the worker is idle: `worker run` compiles the PDF renderer (pdfium in
-// WebAssembly) in the background after it is ready, seconds of CPU with a fresh DATA_DIR, which would
-// otherwise be measured as part of the first case. Idle: under 0.1 s of CPU in one second; at most 3
-// minutes.
+// settle waits until the worker is idle, so that work it does in the background after it is ready
+// is not measured as part of the first case (until b805f7e, `worker run` compiled the PDF renderer
+// there: seconds of CPU with the fresh DATA_DIR of every run). Idle: under 0.1 s of CPU in one
+// second; at most 3 minutes.
 func (w *worker) settle(ctx context.Context) error {
 	last := cpuSeconds([]*worker{w})
 	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
