@@ -308,8 +308,12 @@ func TestClusterLeaderKilledAndRollingRestart(t *testing.T) {
 		}
 		return newLeader != ""
 	})
-	t.Logf("FIGURES cluster leader %s killed mid-load (new leader %s, caller on %s): %s; replies lost in transit and asked again=%d; answered %s after the kill; cluster-a handled %v, cluster-b handled %v",
-		leader, newLeader, callerOn, fKill, againKill, time.Since(killedAt).Round(time.Millisecond), a.handled(), b.handled())
+	most, repeated := executions(a, b)
+	t.Logf("FIGURES cluster leader %s killed mid-load (new leader %s, caller on %s): %s; replies lost in transit and asked again=%d; answered %s after the kill; executions per request_id at most %d (%d ran more than once); cluster-a handled %v, cluster-b handled %v",
+		leader, newLeader, callerOn, fKill, againKill, time.Since(killedAt).Round(time.Millisecond), most, len(repeated), a.handled(), b.handled())
+	if most > 1 {
+		t.Errorf("requests executed more than once through the leader kill (a request asked again or redelivered must be answered from its recorded reply): %v", repeated)
+	}
 	if fKill.Lost != 0 || fKill.Answered != requests {
 		t.Fatalf("requests lost after the leader's server was killed: %s\n%s", fKill, lostTrail(l, a, b))
 	}
@@ -339,8 +343,12 @@ func TestClusterLeaderKilledAndRollingRestart(t *testing.T) {
 	stop.Store(true)
 	<-trickle
 	fRoll, againRoll := settle(t, l, a, b)
-	t.Logf("FIGURES cluster rolling restart of 3 servers in %s: %s (all requests since the start); replies lost in transit and asked again=%d; cluster-a handled %v, cluster-b handled %v",
-		roll.Round(time.Millisecond), fRoll, againRoll, a.handled(), b.handled())
+	most, repeated = executions(a, b)
+	t.Logf("FIGURES cluster rolling restart of 3 servers in %s: %s (all requests since the start); replies lost in transit and asked again=%d; executions per request_id at most %d (%d ran more than once); cluster-a handled %v, cluster-b handled %v",
+		roll.Round(time.Millisecond), fRoll, againRoll, most, len(repeated), a.handled(), b.handled())
+	if most > 1 {
+		t.Errorf("requests executed more than once through the rolling restart: %v", repeated)
+	}
 	if fRoll.Lost != 0 || fRoll.Answered != fRoll.Sent {
 		t.Fatalf("requests lost in the rolling restart: %s\n%s", fRoll, lostTrail(l, a, b))
 	}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -524,4 +525,32 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// executions counts, across workers, how often each request_id ran: the "request" log lines whose
+// outcome is ok or error_reply (a request answered from its recorded reply logs replayed, one that
+// failed logs retry or dead_letter). It returns the most runs of one request_id and the request_ids
+// that ran more than once.
+func executions(workers ...*workerProc) (most int, repeated []string) {
+	runs := map[string]int{}
+	for _, w := range workers {
+		for _, line := range strings.Split(readFile(w.logs), "\n") {
+			var l struct {
+				Msg       string `json:"msg"`
+				Outcome   string `json:"outcome"`
+				RequestID string `json:"request_id"`
+			}
+			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "request" && (l.Outcome == "ok" || l.Outcome == "error_reply") {
+				runs[l.RequestID]++
+			}
+		}
+	}
+	for id, n := range runs {
+		most = max(most, n)
+		if n > 1 {
+			repeated = append(repeated, id)
+		}
+	}
+	slices.Sort(repeated)
+	return most, repeated
 }
