@@ -88,8 +88,8 @@ func (c *Client) Close() error { return c.replies.sub.Unsubscribe() }
 // often it is sent: CallRaw keeps trying to store it until JetStream acknowledges it or ctx ends
 // (a stream leader change, a reconnect), and asks again under "<request_id>.again-<n>" when its
 // connection reconnected while it waited for the reply (a reply sent meanwhile is lost), and when no
-// reply came for replyQuiet (then twice as long each time) although the worker's consumer saw the
-// request answered (a reply lost between servers, as when a route between them breaks, leaves no
+// reply came for replyQuiet (then twice as long each time), either only once the worker's consumer
+// saw the request answered (the worker then answers from its recorded reply) (a reply lost between servers, as when a route between them breaks, leaves no
 // trace on this connection; a request queued behind a backlog or still being worked on is not
 // asked again). A call
 // that ends without a reply is a *CallError saying whether the request was stored and whether a
@@ -167,7 +167,11 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		if env.RequestID == "" || !c.nc.IsConnected() {
 			continue
 		}
-		if n != reconnects || overdue && c.answered(ctx, ack.Stream, subject, ack.Sequence) {
+		// After a reconnect too, the request is asked again only once the worker answered it: one
+		// still being worked on (a failover slows it) would run a second time alongside, before
+		// its reply is recorded; its reply comes to the reply subscription, which the reconnect
+		// subscribed again. Until then every check looks again.
+		if (n != reconnects || overdue) && c.answered(ctx, ack.Stream, subject, ack.Sequence) {
 			reconnects = n
 			asked++
 			again := nats.Header{}

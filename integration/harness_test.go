@@ -554,3 +554,19 @@ func executions(workers ...*workerProc) (most int, repeated []string) {
 	slices.Sort(repeated)
 	return most, repeated
 }
+
+// trailOf returns the workers' log lines that mention any of ids.
+func trailOf(ids []string, workers ...*workerProc) string {
+	var b strings.Builder
+	for _, w := range workers {
+		for _, line := range strings.Split(readFile(w.logs), "\n") {
+			for _, id := range ids {
+				if strings.Contains(line, `"`+id+`"`) {
+					b.WriteString(w.name + ": " + line + "\n")
+					break
+				}
+			}
+		}
+	}
+	return b.String()
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/backoff"
 	"github.com/agentworks/artifact-worker/internal/jscreate"
 )
 
@@ -166,16 +167,39 @@ func (r *Replies) start(key, subject, requestID string, msg *nats.Msg) (wait fun
 		return func(context.Context) error { return err }
 	}
 	return func(ctx context.Context) error {
-		ctx, cancel := context.WithTimeout(ctx, recordCall)
-		defer cancel()
-		select {
-		case <-ack.Ok():
-			return nil
-		case err := <-ack.Err():
-			return err
-		case <-ctx.Done():
-			return ctx.Err()
+		err := waitAck(ctx, ack)
+		// A record the stream did not acknowledge (its leader killed, a new one being elected) is
+		// written again, with back-off, within the delivery's budget: without it, the request would run
+		// again when asked again or redelivered. Writing it twice is harmless (the same key and value).
+		for attempt := 0; err != nil && attempt < recordRetries && ctx.Err() == nil; attempt++ {
+			if recordBackoff.Sleep(ctx, attempt) != nil {
+				break
+			}
+			pctx, cancel := context.WithTimeout(ctx, recordCall)
+			_, err = r.async.Publish(pctx, recordSubject(key), val)
+			cancel()
 		}
+		return err
+	}
+}
+
+// recordRetries and recordBackoff: a record not acknowledged is written again up to 5 times, 0.2 s
+// to 2 s apart (with recordCall each, about 20 s: longer than a stream leader election).
+const recordRetries = 5
+
+var recordBackoff = backoff.Policy{Initial: 200 * time.Millisecond, Max: 2 * time.Second}
+
+// waitAck waits for an asynchronous publish's acknowledgement, at most recordCall.
+func waitAck(ctx context.Context, ack jetstream.PubAckFuture) error {
+	ctx, cancel := context.WithTimeout(ctx, recordCall)
+	defer cancel()
+	select {
+	case <-ack.Ok():
+		return nil
+	case err := <-ack.Err():
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
