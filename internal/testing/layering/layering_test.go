@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	pathpkg "path"
 	"strings"
 	"testing"
 )
@@ -41,8 +42,14 @@ func list(t *testing.T) []pkg {
 }
 
 // harness reports whether path is a test harness: code that only tests and benchmarks import.
+// Harnesses live under internal/testing/ or beside the package they run, named for it with "test"
+// (service/servicetest, pdfpages/pdfpagestest), as net/http/httptest is.
 func harness(path string) bool {
-	return strings.HasPrefix(path, module+"/internal/testing/") || path == module+"/service/servicetest"
+	if strings.HasPrefix(path, module+"/internal/testing/") {
+		return true
+	}
+	parent, last := pathpkg.Split(path)
+	return last == pathpkg.Base(strings.TrimSuffix(parent, "/"))+"test"
 }
 
 // production reports whether path is a package the worker or its clients ship.
