@@ -17,6 +17,7 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/backoff"
 	"github.com/agentworks/artifact-worker/internal/jscreate"
+	"github.com/agentworks/artifact-worker/internal/quorum"
 )
 
 // Reply records: one execution per request.
@@ -171,7 +172,8 @@ func (r *Replies) start(key, subject, requestID string, msg *nats.Msg) (wait fun
 		// A record the stream did not acknowledge (its leader killed, a new one being elected) is
 		// written again, with back-off, within the delivery's budget: without it, the request would run
 		// again when asked again or redelivered. Writing it twice is harmless (the same key and value).
-		for attempt := 0; err != nil && attempt < recordRetries && ctx.Err() == nil; attempt++ {
+		// Only an unanswered write is tried again: a full bucket's refusal stays one.
+		for attempt := 0; quorum.Unanswered(err) && attempt < recordRetries && ctx.Err() == nil; attempt++ {
 			if recordBackoff.Sleep(ctx, attempt) != nil {
 				break
 			}

@@ -25,6 +25,9 @@ import (
 // under the 15 s a caller may wait through a partition.
 const DefaultAfter = 4 * time.Second
 
+// errCodeStoreFailed is nats-server's JSStreamStoreFailedF: a write the stream's store refused.
+const errCodeStoreFailed jetstream.ErrorCode = 10077
+
 // Unanswered reports whether err means JetStream did not answer at all (a timeout, no responders),
 // as when the server cannot reach the stream's leader or quorum; an answer, even an error one (not
 // found, a refused write), means it did.
@@ -34,7 +37,9 @@ func Unanswered(err error) bool {
 	}
 	var api *jetstream.APIError
 	if errors.As(err, &api) {
-		return api.Code == 503 // JetStream temporarily unavailable (no leader, no quorum)
+		// 503 is JetStream temporarily unavailable (no leader, no quorum), but also a write a full
+		// stream refused (err_code 10077, "maximum bytes exceeded"): an answer.
+		return api.Code == 503 && api.ErrorCode != errCodeStoreFailed
 	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
 		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, jetstream.ErrNoHeartbeat)

@@ -30,7 +30,8 @@ func TestTrackerReconnectsAfterUnansweredCalls(t *testing.T) {
 	if n := nc.Stats().Reconnects; n != 0 {
 		t.Fatalf("%d reconnects after calls answered in between, want 0", n)
 	}
-	if !quorum.Unanswered(nats.ErrNoResponders) || quorum.Unanswered(answer) || !quorum.Unanswered(&jetstream.APIError{Code: 503}) {
+	full := &jetstream.APIError{Code: 503, ErrorCode: 10077, Description: "maximum bytes exceeded"}
+	if !quorum.Unanswered(nats.ErrNoResponders) || quorum.Unanswered(answer) || !quorum.Unanswered(&jetstream.APIError{Code: 503}) || quorum.Unanswered(full) {
 		t.Fatal("Unanswered misclassifies")
 	}
 	start := time.Now()
@@ -46,5 +47,29 @@ func TestTrackerReconnectsAfterUnansweredCalls(t *testing.T) {
 	}
 	if took := time.Since(start); took < 300*time.Millisecond {
 		t.Fatalf("reconnected after %s, before After", took)
+	}
+}
+
+// A write a full bucket refuses is an answer, not a lost quorum: a full reply bucket must not move
+// the worker from server to server.
+func TestAFullBucketIsAnAnswer(t *testing.T) {
+	nc := natstest.Connect(t, natstest.Start(t))
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "FULL", MaxBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		_, err = kv.Put(ctx, fmt.Sprintf("k%d", i), make([]byte, 512))
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatal("the bucket never filled")
+	}
+	if quorum.Unanswered(err) {
+		t.Fatalf("a full bucket's refusal (%v) counted as unanswered", err)
 	}
 }
