@@ -51,6 +51,15 @@ type GetHistoryImageRequest struct {
 	//
 	//schema:enum MediaModes
 	Media string `json:"media,omitempty"`
+	// Which pages of a cached PDF ([File:history_...]) to send as images to a model that reads
+	// images but takes no PDF, as in tool.get_artifact: "1-3,7" (1-based; "10-" is page 10 to the
+	// end). Absent: from the first page, up to PDF_MAX_PAGES and the provider's per-request limits;
+	// the result names the pages left out. Malformed: invalid_request (field pages). Other media
+	// and models ignore it.
+	//
+	//schema:maxLength MaxPagesLen
+	//schema:examples ["1-3,7", "21-"]
+	Pages string `json:"pages,omitempty"`
 }
 
 // HistoryImageBlock is the design's multimodal block, {"type":"image","mime_type","base64"}; a
@@ -84,6 +93,11 @@ type GetHistoryImageResult struct {
 	ImageProcessing *ImageProcessing `json:"imageProcessing,omitempty"`
 	Usage           Usage            `json:"usage"`
 	Assembly        Assembly         `json:"assembly,omitzero"`
+	// A cached PDF sent as page images (the model reads images but takes no PDF), as in
+	// tool.get_artifact's routing pages: which pages went and each page's text part (its name
+	// and text layer) and image; content then holds one image block per page, in order. Media
+	// "assembly" leaves images out.
+	Pages *PagesResult `json:"pages,omitempty"`
 }
 
 // PreprocessRequest is the body of a request published on context.preprocess (wire contract v1).

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/mediaformat"
+	"github.com/agentworks/artifact-worker/pdfpages"
 	"github.com/agentworks/artifact-worker/routing"
 )
 
@@ -138,6 +140,9 @@ type GetHistoryImage struct {
 	Formats      ModelFormats
 	// Tokens is optional: it counts the tokens each result saves (usage.tokensSaved).
 	Tokens TokenCounter
+	// Pages is optional: with it, a cached PDF for a model that reads images but takes no PDF goes
+	// as page images with their text layers (routing pages), as in GetArtifact.
+	Pages PageRenderer
 }
 
 // Handle implements handling.Handler.
@@ -147,6 +152,10 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req handling.Request) (any
 		return nil, err
 	}
 	loc, dia, med, err := presentation(r.Locale, r.Dialect, r.Media)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := pages(r.Pages)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +172,7 @@ func (h *GetHistoryImage) Handle(ctx context.Context, req handling.Request) (any
 	}
 	formats := formatsFor(h.Formats, r.ServiceID, dia)
 	if kind := mediaformat.PartKind(img.MimeType); kind != contracts.BinaryImage {
-		return h.file(ctx, r, md5, img, cmp.Or(kind, contracts.BinaryDocument), loc, dia, med, formats)
+		return h.file(ctx, r, md5, img, cmp.Or(kind, contracts.BinaryDocument), loc, dia, med, formats, sel)
 	}
 	caps, err := h.capabilities(r, contracts.CapVision)
 	if err != nil {
@@ -270,8 +279,10 @@ func (h *GetHistoryImage) capabilities(r contracts.GetHistoryImageRequest, need 
 // file answers a cached document, audio or video ([File:history_{md5}]) as tool.get_artifact
 // answers an artifact: routed by the model's capabilities and formats (routing.Route), in the
 // request's dialect; Content holds one block {"type":"file"|"audio"|"video","mime_type","base64"}
-// when the medium is sent.
-func (h *GetHistoryImage) file(ctx context.Context, r contracts.GetHistoryImageRequest, md5 string, img historyimage.Image, kind, loc, dia, med string, formats routing.Formats) (any, error) {
+// when the medium is sent. A PDF for a model that reads images but takes no PDF goes as its pages
+// (routing.RendersPages, with Pages): Pages holds them as in tool.get_artifact, Content one image
+// block per page.
+func (h *GetHistoryImage) file(ctx context.Context, r contracts.GetHistoryImageRequest, md5 string, img historyimage.Image, kind, loc, dia, med string, formats routing.Formats, sel pdfpages.Selection) (any, error) {
 	caps, err := h.capabilities(r, routing.NeededCapability(kind))
 	if err != nil {
 		return nil, err
@@ -284,10 +295,29 @@ func (h *GetHistoryImage) file(ctx context.Context, r contracts.GetHistoryImageR
 	if name == "" {
 		name = "history_" + md5
 	}
-	res := routing.Route(routing.Input{ID: "history_" + md5, Filename: name, DeclaredMIME: img.MimeType, Content: raw,
-		Capabilities: caps, Locale: loc, Formats: formats, Dialect: dia})
+	in := routing.Input{ID: "history_" + md5, Filename: name, DeclaredMIME: img.MimeType, Content: raw,
+		Capabilities: caps, Locale: loc, Formats: formats, Dialect: dia}
+	res := routing.Route(in)
+	if h.Pages != nil && routing.RendersPages(res, in) {
+		if res, _, err = renderPages(ctx, h.Pages, res, in, sel); err != nil {
+			return nil, err
+		}
+	}
 	var out contracts.GetHistoryImageResult
 	out.Usage = routing.EstimateUsage(res, dia, formats)
+	if res.Routing == contracts.RoutePages && res.Pages != nil {
+		pages := *res.Pages
+		if med != contracts.MediaAssembly {
+			for _, p := range pages.Images {
+				if mime, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.ImageURL.URL, "data:"), ";base64,"); ok {
+					out.Content = append(out.Content, contracts.HistoryImageBlock{Type: "image", MimeType: mime, Base64: data})
+				}
+			}
+		} else {
+			pages.Images = nil
+		}
+		out.Pages = &pages
+	}
 	if res.Routing == contracts.RouteFile && res.File != nil && med != contracts.MediaAssembly {
 		typ := "file"
 		if kind == contracts.BinaryAudio || kind == contracts.BinaryVideo {

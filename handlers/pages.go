@@ -39,8 +39,13 @@ func (h *GetArtifact) wantsPages(r contracts.GetArtifactRequest, res contracts.C
 // false when the renderer cannot run: the caller keeps today's answer (description or text).
 // The only error is ctx's.
 func (h *GetArtifact) renderPages(ctx context.Context, res contracts.ContentRouteResult, in routing.Input, sel pdfpages.Selection) (out contracts.ContentRouteResult, ok bool, err error) {
-	maxPages, maxBytes, target := routing.PageBudget(in.Formats, routing.PagesTarget(in.Formats, in.Dialect), h.Pages.Config().MaxPages)
-	doc, err := h.Pages.Render(ctx, in.Content, pdfpages.Options{Pages: sel, MaxPages: maxPages, MaxBytes: maxBytes, Target: target})
+	return renderPages(ctx, h.Pages, res, in, sel)
+}
+
+// renderPages is GetArtifact.renderPages with renderer r; tool.get_history_image shares it.
+func renderPages(ctx context.Context, r PageRenderer, res contracts.ContentRouteResult, in routing.Input, sel pdfpages.Selection) (out contracts.ContentRouteResult, ok bool, err error) {
+	maxPages, maxBytes, target := routing.PageBudget(in.Formats, routing.PagesTarget(in.Formats, in.Dialect), r.Config().MaxPages)
+	doc, err := r.Render(ctx, in.Content, pdfpages.Options{Pages: sel, MaxPages: maxPages, MaxBytes: maxBytes, Target: target})
 	switch {
 	case err == nil:
 		return routing.WithPages(res, renderedPages(doc), in.Locale), true, nil

@@ -1,12 +1,14 @@
 package service_test
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testing/agentsession"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/pdfpages/pdfpagestest"
 	"github.com/agentworks/artifact-worker/service"
@@ -32,5 +34,65 @@ func TestGetArtifactPDFPagesEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(string(res.Assembly.ToolContent), `"type":"image"`) {
 		t.Errorf("assembly %.300s", res.Assembly.ToolContent)
+	}
+}
+
+// TestGetHistoryImagePDFPagesEndToEnd: a PDF that preprocess took out of an older turn
+// ([File:history_...]) and fetched for a model that reads images but takes no PDF comes back as
+// its pages, each after the same text as tool.get_artifact sends (its name and text layer).
+func TestGetHistoryImagePDFPagesEndToEnd(t *testing.T) {
+	w := startWorker(t, func(c *service.Config) {
+		_ = os.CopyFS(filepath.Join(c.DataDir, "wasm-cache"), os.DirFS(pdfpagestest.CacheDir()))
+	})
+	data := testfiles.PDFFile("report.pdf")
+	pdf := base64.StdEncoding.EncodeToString(data)
+	// openai-chat: its file parts carry the filename, cached with the PDF.
+	ctx := agentsession.Build(agentsession.Session{Dialect: contracts.DialectOpenAIChat, Task: "Summarise the report.", Turns: 2,
+		Media: func(i int) agentsession.Media {
+			if i == 0 {
+				return agentsession.Media{MIME: "application/pdf", Base64: pdf, Filename: "report.pdf"}
+			}
+			return agentsession.Media{MIME: "image/png", Base64: base64.StdEncoding.EncodeToString(testfiles.PNG(33, 21))}
+		}})
+	rep, pre := preprocessIn(t, w, ctx, `"dialect":"openai-chat"`)
+	placeholder := "[File:history_" + md5hex(pdf) + "]"
+	if !rep.OK || !strings.Contains(string(pre.Messages), placeholder) {
+		t.Fatalf("preprocess %+v: %.300s", rep.Error, pre.Messages)
+	}
+	w.PutArtifact("rep", "application/pdf", "report.pdf", data)
+	rep, art := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "artifact:rep", Capabilities: []string{"text", "vision"}, Locale: "en", Dialect: "anthropic"})
+	if !rep.OK || art.Pages == nil || len(art.Pages.Images) != 2 {
+		t.Fatalf("get_artifact %+v %+v", rep.Error, art.Pages)
+	}
+
+	hrep, got := historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: placeholder, Capabilities: []string{"text", "vision"}, Locale: "en", Dialect: "anthropic"})
+	if !hrep.OK {
+		t.Fatalf("%+v", hrep.Error)
+	}
+	if got.Pages == nil || got.Pages.Total != 2 || got.Pages.Sent != "1-2" || len(got.Pages.Images) != 2 || len(got.Content) != 2 {
+		t.Fatalf("pages %+v, %d content blocks", got.Pages, len(got.Content))
+	}
+	for i, p := range got.Pages.Images {
+		if want := art.Pages.Images[i].Text; p.Text != want {
+			t.Errorf("page %d text %q, get_artifact sends %q", i+1, p.Text, want)
+		}
+		if c := got.Content[i]; c.Type != "image" || !strings.HasPrefix(c.MimeType, "image/") || "data:"+c.MimeType+";base64,"+c.Base64 != p.ImageURL.ImageURL.URL {
+			t.Errorf("content %d: %s %.40s", i, c.Type, c.Base64)
+		}
+	}
+	tool := string(got.Assembly.ToolContent)
+	first, second := strings.Index(tool, "report.pdf, page 1 of 2"), strings.Index(tool, `report.pdf, page 2 of 2\nText layer:\nPage two`)
+	if first < 0 || second < first || strings.Count(tool, `"type":"image"`) != 2 || strings.Contains(tool, `"type":"document"`) {
+		t.Errorf("anthropic assembly: %.600s", tool)
+	}
+
+	// pages selects, as in get_artifact; a malformed value is invalid_request.
+	hrep, got = historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: placeholder, Capabilities: []string{"text", "vision"}, Locale: "en", Dialect: "anthropic", Pages: "2", Media: "assembly"})
+	if !hrep.OK || got.Pages == nil || got.Pages.Sent != "2" || len(got.Pages.Images) != 0 || len(got.Content) != 0 ||
+		!strings.Contains(string(got.Assembly.ToolContent), "report.pdf, page 2 of 2") {
+		t.Errorf("pages 2: %+v %+v %.300s", hrep.Error, got.Pages, got.Assembly.ToolContent)
+	}
+	if hrep, _ = historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: placeholder, Pages: "two"}); hrep.OK || hrep.Error.Field != "pages" {
+		t.Errorf("pages two: %+v", hrep.Error)
 	}
 }

@@ -343,7 +343,7 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	metadata := &handlers.Metadata{Artifacts: artifacts}
 	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, Formats: formats, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize,
 		Known: historyimage.NewKnown(knownMedia), Logger: log}
-	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens}
+	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens, Pages: renderer}
 	return &Components{
 		Renderer:  renderer,
 		Topology:  topo,

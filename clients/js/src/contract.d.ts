@@ -539,6 +539,14 @@ export interface GetHistoryImageRequest {
    * invalid_request (field media).
    */
   media?: Media;
+  /**
+   * Which pages of a cached PDF ([File:history_...]) to send as images to a model that reads images
+   * but takes no PDF, as in tool.get_artifact: "1-3,7" (1-based; "10-" is page 10 to the end).
+   * Absent: from the first page, up to PDF_MAX_PAGES and the provider's per-request limits; the
+   * result names the pages left out. Malformed: invalid_request (field pages). Other media and
+   * models ignore it.
+   */
+  pages?: string;
 }
 
 /**
@@ -553,6 +561,13 @@ export interface GetHistoryImageResult {
   imageProcessing?: ImageProcessing;
   usage: Usage;
   assembly?: Assembly;
+  /**
+   * A cached PDF sent as page images (the model reads images but takes no PDF), as in
+   * tool.get_artifact's routing pages: which pages went and each page's text part (its name and
+   * text layer) and image; content then holds one image block per page, in order. Media "assembly"
+   * leaves images out.
+   */
+  pages?: PagesResult;
 }
 
 /**

@@ -494,6 +494,12 @@ class GetHistoryImageRequest(_GetHistoryImageRequestRequired, total=False):
     #: result: content only, no assembly; assembly: assembly only, no content. Anything else:
     #: invalid_request (field media).
     media: str
+    #: Which pages of a cached PDF ([File:history_...]) to send as images to a model that reads
+    #: images but takes no PDF, as in tool.get_artifact: "1-3,7" (1-based; "10-" is page 10 to the
+    #: end). Absent: from the first page, up to PDF_MAX_PAGES and the provider's per-request
+    #: limits; the result names the pages left out. Malformed: invalid_request (field pages). Other
+    #: media and models ignore it.
+    pages: str
 
 
 class _GetHistoryImageResultRequired(TypedDict):
@@ -511,6 +517,11 @@ class GetHistoryImageResult(_GetHistoryImageResultRequired, total=False):
     #: What was done to fit the image to the model; absent when it is not sent.
     imageProcessing: ImageProcessing
     assembly: Assembly
+    #: A cached PDF sent as page images (the model reads images but takes no PDF), as in
+    #: tool.get_artifact's routing pages: which pages went and each page's text part (its name and
+    #: text layer) and image; content then holds one image block per page, in order. Media
+    #: "assembly" leaves images out.
+    pages: PagesResult
 
 
 class HistoryImageBlock(TypedDict):
