@@ -20,10 +20,10 @@ func RendersPages(res contracts.ContentRouteResult, in Input) bool {
 		res.ContentType != contracts.ContentBinary || in.Content == nil || in.Unreadable {
 		return false
 	}
-	if !in.Capabilities.Has(contracts.CapVision) {
-		return false
-	}
-	return len(PagesTarget(in.Formats, in.Dialect).Formats) > 0
+	// Only where a file cannot go (PDFRoute): a model that takes PDFs keeps Route's answer, the
+	// processing-failed description of a damaged PDF included. For the others the renderer is the
+	// judge of damage (a PDF it can open is drawn; one it cannot is described as damaged).
+	return PDFRoute(in.Capabilities, in.Formats, in.Dialect) == contracts.RoutePages
 }
 
 // PagesTarget is what each page image is fitted to for a model (f) in a dialect: the image fit of

@@ -97,9 +97,9 @@ func TestPlainRequestReply(t *testing.T) {
 	if msg.Header.Get(micro.ErrorCodeHeader) != "409" {
 		t.Errorf("duplicate without the micro error header: %v", msg.Header)
 	}
-	// The front's own error is a tool result too, like every get_artifact error.
+	// The front's own error is a tool result too, like every get_artifact error, with the request's ref.
 	if a := dup.Error.Assembly; a == nil || a.Dialect != "openai-chat" ||
-		string(a.ToolContent) != jsonString(`{"error":"duplicate_request","message":"重复的请求，未再次执行"}`) {
+		string(a.ToolContent) != jsonString(`{"error":"duplicate_request","ref":"artifact:plain","message":"重复的请求，未再次执行"}`) {
 		t.Errorf("duplicate assembly = %+v", dup.Error.Assembly)
 	}
 
