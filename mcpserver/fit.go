@@ -85,12 +85,21 @@ func (f fitter) fit(res *mcp.CallToolResult, src source) *mcp.CallToolResult {
 	for i := 0; i < len(res.Content); i++ {
 		switch b := res.Content[i].(type) {
 		case *mcp.ImageContent:
-			room := f.max - (size(res) - base64.StdEncoding.EncodedLen(len(b.Data)))
+			// Its share of the room: what the images from here on may take (the result's size
+			// without them), divided among them. One image takes all of it; the pages of a PDF
+			// share it, and an image smaller than its share leaves the rest to those after it.
+			rest, n := restImages(res.Content[i:])
+			room := (f.max - (size(res) - rest)) / n
+			if base64.StdEncoding.EncodedLen(len(b.Data))+envelope <= room {
+				continue // within its share: unchanged
+			}
 			if img, note, ok := f.refit(b, room); ok {
 				fitted := slices.Clone(res.Content)
 				fitted[i] = img
 				fitted = slices.Insert(fitted, i+1, mcp.Content(&mcp.TextContent{Text: note}))
-				if next := (&mcp.CallToolResult{Content: fitted, StructuredContent: res.StructuredContent}); size(next) <= f.max {
+				// It fits when the result, without the images after it, leaves them their shares.
+				after, _ := restImages(fitted[i+2:])
+				if next := (&mcp.CallToolResult{Content: fitted, StructuredContent: res.StructuredContent}); size(next)-after <= f.max-(n-1)*room {
 					res.Content = fitted
 					i++
 					continue
@@ -105,6 +114,17 @@ func (f fitter) fit(res *mcp.CallToolResult, src source) *mcp.CallToolResult {
 		return res
 	}
 	return f.cutText(res, src)
+}
+
+// restImages is the base64 length of the images in cs and how many there are.
+func restImages(cs []mcp.Content) (b64, n int) {
+	for _, c := range cs {
+		if img, ok := c.(*mcp.ImageContent); ok {
+			b64 += base64.StdEncoding.EncodedLen(len(img.Data))
+			n++
+		}
+	}
+	return b64, n
 }
 
 // refit encodes the image within the room left for its block (base64 and JSON), in its own

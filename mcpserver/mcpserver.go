@@ -182,6 +182,12 @@ func artifactContent(ref string, res contracts.GetArtifactResult) (*mcp.CallTool
 			return nil, fmt.Errorf("image of %s: %w", ref, err)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{text, &mcp.ImageContent{Data: data, MIMEType: mime}}}, nil
+	case res.Routing == contracts.RoutePages && res.Pages != nil:
+		blocks, err := pageBlocks(ref, res.Pages.Images)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: append([]mcp.Content{text}, blocks...)}, nil
 	case res.Routing == contracts.RouteFile && res.File != nil:
 		data, err := base64.StdEncoding.DecodeString(res.File.File.Data)
 		if err != nil {
@@ -202,6 +208,20 @@ func artifactContent(ref string, res contracts.GetArtifactResult) (*mcp.CallTool
 	}
 }
 
+// pageBlocks are a PDF's pages sent as images (routing pages): each page's text (its name and text
+// layer), then its image, in order.
+func pageBlocks(ref string, pages []contracts.PageImage) ([]mcp.Content, error) {
+	out := make([]mcp.Content, 0, 2*len(pages))
+	for _, p := range pages {
+		mime, data, err := parseDataURL(p.ImageURL.ImageURL.URL)
+		if err != nil {
+			return nil, fmt.Errorf("page %d of %s: %w", p.Page, ref, err)
+		}
+		out = append(out, &mcp.TextContent{Text: p.Text}, &mcp.ImageContent{Data: data, MIMEType: mime})
+	}
+	return out, nil
+}
+
 func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		ImageMD5 string `json:"image_md5"`
@@ -220,6 +240,14 @@ func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest
 	}
 	out := &mcp.CallToolResult{}
 	uri := "history:" + historyID.FindString(args.ImageMD5)
+	if res.Pages != nil && len(res.Pages.Images) > 0 { // a PDF as its pages: each page's text, then its image
+		blocks, err := pageBlocks(args.ImageMD5, res.Pages.Images)
+		if err != nil {
+			return toolError(messages.Format(h.cfg.Locale, messages.BadHistoryImage, args.ImageMD5, err)), nil
+		}
+		out.Content = blocks
+		return h.fit.fit(out, source{}), nil
+	}
 	for _, b := range res.Content {
 		data, err := base64.StdEncoding.DecodeString(b.Base64)
 		if err != nil {
