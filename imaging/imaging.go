@@ -242,21 +242,27 @@ func encodeFitting(img image.Image, format string, orientation, sw, sh int, t Ta
 const fillTries = 4
 
 // fill grows an image that fits (fit, at w x h) toward the size that did not (overW x overH) while
-// it is under t.Fill x t.MaxBytes: it tries the size halfway between the largest that fits and the
-// smallest that does not, at most fillTries times, and keeps the largest that fits.
+// it is under t.Fill x t.MaxBytes. Encoded bytes grow about with the area, so each try aims at the
+// middle of [Fill x MaxBytes, MaxBytes] by the square root of the bytes still wanted, kept strictly
+// between the largest size that fits and the smallest that does not; at most fillTries tries (one
+// or two in practice: each encoding of a large image costs tens of milliseconds). It keeps the
+// largest that fits.
 func fill(try func(w, h, sizeHint int) (encoded, string, error), fit encoded, format string, w, h, overW, overH int, t Target) (encoded, string, error) {
 	want := int64(t.Fill * float64(t.MaxBytes))
+	aim := (float64(want) + float64(t.MaxBytes)) / 2
 	for range fillTries {
 		if int64(len(fit.data)) >= want || overW-w <= 1 {
 			break
 		}
-		mw, mh := (w+overW)/2, (h+overH)/2
-		e, f, err := try(mw, mh, int(t.MaxBytes))
+		f := math.Sqrt(aim / float64(max(len(fit.data), 1)))
+		mw := min(max(int(float64(w)*f), w+1), overW-1)
+		mh := min(max(int(float64(h)*float64(mw)/float64(w)), h), max(overH-1, h))
+		e, f2, err := try(mw, mh, int(t.MaxBytes))
 		switch {
 		case err != nil:
 			return fit, format, nil // the size that fits stands
 		case int64(len(e.data)) <= t.MaxBytes:
-			fit, format, w, h = e, f, mw, mh
+			fit, format, w, h = e, f2, mw, mh
 		default:
 			overW, overH = mw, mh
 		}

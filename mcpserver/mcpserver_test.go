@@ -48,7 +48,9 @@ func session(t *testing.T, w *servicetest.Worker, cfg mcpserver.Config) *mcp.Cli
 
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// A bound on a hung call, not a timing assertion: under -race on a loaded 2-core machine,
+	// fitting a 3 MB image to a host's limit takes tens of seconds.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {

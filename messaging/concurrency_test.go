@@ -74,7 +74,12 @@ func TestMemoryBudgetBoundsLargeRequests(t *testing.T) {
 				defer running.Add(-1)
 				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 				}
+				// Hold the reservation 300 ms, and on until as many run at once as the budget
+				// allows (bounded: a broken budget shows in peak, a slow machine in nothing).
 				time.Sleep(300 * time.Millisecond)
+				for end := time.Now().Add(20 * time.Second); peak.Load() < tc.want && time.Now().Before(end); {
+					time.Sleep(10 * time.Millisecond)
+				}
 				return echo(ctx, req)
 			}}, &rig{budget: budget})
 			var subs []func()
