@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -30,8 +31,10 @@ func CompleteToolError(subject string, body []byte, e *contracts.Error) *contrac
 	}
 	loc, dia := lenientPresentation(body)
 	out := *e
-	if out.Ref == "" && subject == contracts.SubjectGetArtifact {
-		// An error no handler made (expired: the request was never run) names the ref too.
+	if out.Ref == "" && subject == contracts.SubjectGetArtifact && (e.Code == contracts.CodeExpired || e.Code == contracts.CodeDuplicateRequest) {
+		// An error of a request that never ran (expired, or a duplicate the front refused) names
+		// the ref too, as the handler's own errors do; a request the handler refused as invalid
+		// keeps the handler's answer.
 		out.Ref = lenientRef(body)
 	}
 	sentence := toolErrorSentence(e, loc)
@@ -79,7 +82,9 @@ func lenientRef(body []byte) string {
 		Ref json.RawMessage `json:"ref"`
 	}
 	var ref string
-	if json.Unmarshal(body, &r) != nil || json.Unmarshal(r.Ref, &ref) != nil || len(ref) > contracts.MaxRefLen || !utf8.ValidString(ref) {
+	// encoding/json turns invalid UTF-8 and lone surrogates into U+FFFD: such a ref is not echoed.
+	if json.Unmarshal(body, &r) != nil || json.Unmarshal(r.Ref, &ref) != nil || len(ref) > contracts.MaxRefLen ||
+		!utf8.ValidString(ref) || strings.ContainsRune(ref, utf8.RuneError) {
 		return ""
 	}
 	return ref

@@ -162,7 +162,7 @@ func TestExpiredReplyAndBadDeadline(t *testing.T) {
 	body, _ = json.Marshal(contracts.GetArtifactRequest{RequestID: ws + "-2", Ref: "artifact:x", Locale: "en"})
 	rep = callWithDeadline(t, w, contracts.SubjectGetArtifact, body, contracts.FormatDeadline(time.Now().Add(-time.Second)))
 	if rep.OK || rep.Error.Code != contracts.CodeExpired || rep.Error.Assembly == nil ||
-		string(rep.Error.Assembly.ToolContent) != jsonString(`{"error":"expired","message":"The request passed its deadline and was not run"}`) {
+		string(rep.Error.Assembly.ToolContent) != jsonString(`{"error":"expired","ref":"artifact:x","message":"The request passed its deadline and was not run"}`) {
 		t.Fatalf("get_artifact past deadline: %+v", rep.Error)
 	}
 	body, _ = json.Marshal(contracts.FileWrittenRequest{RequestID: ws + "-3", WorkspaceID: ws, Path: "b.txt", MimeType: "text/plain", Content: new("x")})
