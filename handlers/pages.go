@@ -62,7 +62,7 @@ func renderPages(ctx context.Context, r PageRenderer, res contracts.ContentRoute
 }
 
 func renderedPages(doc pdfpages.Document) routing.RenderedPages {
-	out := routing.RenderedPages{Total: doc.Total, Left: doc.Left.String(), Failed: pdfpages.Compact(doc.Failed), TimedOut: doc.TimedOut, Missing: doc.Missing}
+	out := routing.RenderedPages{Total: doc.Total, Left: doc.Left.String(), Failed: routing.CompactPages(doc.Failed), TimedOut: doc.TimedOut, Missing: doc.Missing}
 	out.Pages = make([]routing.RenderedPage, len(doc.Pages))
 	for i, p := range doc.Pages {
 		out.Pages[i] = routing.RenderedPage{Number: p.Number, Image: p.Image, Text: p.Text, TextCut: p.TextCut}

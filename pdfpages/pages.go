@@ -179,25 +179,3 @@ func (s Selection) String() string {
 	}
 	return strings.Join(parts, ",")
 }
-
-// Compact writes ascending page numbers as ranges: [1 2 3 7 9 10] is "1-3,7,9-10" (ParsePages
-// reads it back).
-func Compact(pages []int) string {
-	var b strings.Builder
-	for i := 0; i < len(pages); {
-		j := i
-		for j+1 < len(pages) && pages[j+1] == pages[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(pages[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(pages[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
-}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/pdfpages"
+	"github.com/agentworks/artifact-worker/routing"
 )
 
 func TestParsePages(t *testing.T) {
@@ -53,8 +54,8 @@ func TestParsePagesErrors(t *testing.T) {
 }
 
 func TestCompact(t *testing.T) {
-	if got := pdfpages.Compact([]int{1, 2, 3, 7, 9, 10}); got != "1-3,7,9-10" {
-		t.Errorf("Compact = %q", got)
+	if got := routing.CompactPages([]int{1, 2, 3, 7, 9, 10}); got != "1-3,7,9-10" {
+		t.Errorf("CompactPages = %q", got)
 	}
 	sel, _ := pdfpages.ParsePages("1-3,7,9-10")
 	if got := sel.Ranges(12).String(); got != "1-3,7,9-10" {

@@ -8,6 +8,7 @@ import (
 	_ "image/jpeg"
 	"image/png"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +130,7 @@ func TestRenderSelectionAndBudgets(t *testing.T) {
 	var got []int
 	for _, p := range doc.Pages {
 		got = append(got, p.Number)
-		if want := "Page " + itoa(p.Number); p.Text != want {
+		if want := "Page " + strconv.Itoa(p.Number); p.Text != want {
 			t.Errorf("page %d text %q, want %q", p.Number, p.Text, want)
 		}
 	}
@@ -146,7 +147,7 @@ func TestRenderSelectionAndBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Pages) < 1 || len(doc.Pages) > 3 || doc.Left.String() != itoa(len(doc.Pages)+1)+"-300" {
+	if len(doc.Pages) < 1 || len(doc.Pages) > 3 || doc.Left.String() != strconv.Itoa(len(doc.Pages)+1)+"-300" {
 		t.Errorf("%d pages within %d bytes, left %s", len(doc.Pages), one*2+one/2, doc.Left.String())
 	}
 
@@ -163,8 +164,6 @@ func TestRenderSelectionAndBudgets(t *testing.T) {
 		t.Errorf("past the end: %d pages, missing %v, %v", len(doc.Pages), doc.Missing, err)
 	}
 }
-
-func itoa(n int) string { return pdfpages.Compact([]int{n}) }
 
 func TestRenderHostile(t *testing.T) {
 	tests := []struct {

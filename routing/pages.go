@@ -2,6 +2,7 @@ package routing
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -117,7 +118,7 @@ func WithPages(res contracts.ContentRouteResult, doc RenderedPages, locale strin
 			ImageProcessing: *imageProcessing(p.Image),
 		}
 	}
-	sentList := compactPages(sent)
+	sentList := CompactPages(sent)
 	lines := []string{messages.Format(locale, messages.PagesIntro, filename, id, doc.Total, sentList)}
 	if doc.Left != "" {
 		lines = append(lines, messages.Format(locale, messages.PagesLeft, doc.Left, doc.Left))
@@ -147,8 +148,9 @@ func DescribePDF(res contracts.ContentRouteResult, why messages.ID, locale strin
 	return res
 }
 
-// compactPages writes ascending pages as ranges: "1-3,7".
-func compactPages(pages []int) string {
+// CompactPages writes ascending page numbers as ranges: [1 2 3 7 9 10] is "1-3,7,9-10" (what
+// pdfpages.ParsePages reads back).
+func CompactPages(pages []int) string {
 	var b strings.Builder
 	for i := 0; i < len(pages); {
 		j := i
@@ -158,28 +160,14 @@ func compactPages(pages []int) string {
 		if b.Len() > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(itoa(pages[i]))
+		b.WriteString(strconv.Itoa(pages[i]))
 		if j > i {
 			b.WriteByte('-')
-			b.WriteString(itoa(pages[j]))
+			b.WriteString(strconv.Itoa(pages[j]))
 		}
 		i = j + 1
 	}
 	return b.String()
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var buf [20]byte
-	i := len(buf)
-	for n > 0 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(buf[i:])
 }
 
 // pagePieces are the pieces a routing pages result sends: the introduction, then each page's text
