@@ -74,6 +74,8 @@ type state struct {
 	// refusal: the handler refused something outside the request's scope.
 	refusal *scope.Refusal
 	err     error
+	// run: this delivery's claim on its request (running.go), across its in-process retries.
+	run *run
 }
 
 type stateKey struct{}
@@ -89,6 +91,7 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 	return func(m *message.Message) ([]*message.Message, error) {
 		// The message's context before the attempts: Timeout cancels theirs.
 		ctx := m.Context()
+		defer endRun(ctx)
 		_, err := h(m)
 		if err == nil {
 			return nil, nil

@@ -224,22 +224,14 @@ func recordValue(subject, requestID string, msg *nats.Msg) ([]byte, error) {
 	return append(val, '}'), nil
 }
 
-// get returns the record of key, nil when there is none.
-func (r *Replies) get(ctx context.Context, key string) (*replyRecord, error) {
-	ctx, cancel := context.WithTimeout(ctx, recordCall)
-	defer cancel()
-	e, err := r.kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reply record: %w", err)
-	}
+// parseRecord reads a stored value as a record; nil when it is not one (a running marker, or not
+// one of ours).
+func parseRecord(v []byte) *replyRecord {
 	var rec replyRecord
-	if err := json.Unmarshal(e.Value(), &rec); err != nil {
-		return nil, nil // not one of ours: run the request
+	if err := json.Unmarshal(v, &rec); err != nil || rec.Subject == "" {
+		return nil
 	}
-	return &rec, nil
+	return &rec
 }
 
 // message is the reply to publish for rec.

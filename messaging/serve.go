@@ -51,11 +51,20 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 			recallAlongside: slices.Contains(p.cfg.ReadOnly, subject)}
 		if p.deps.Replies != nil {
 			// A request that already ran (asked again, redelivered after a lost ack) is answered with
-			// its recorded reply instead of running again.
+			// its recorded reply instead of running again; one still running elsewhere is waited for
+			// (running.go). Otherwise this delivery claims it, and its heartbeat keeps the claim.
 			proc.recall = func(ctx context.Context, requestID string, body []byte) (bool, error) {
 				key = ReplyKey(subject, requestID, m.Metadata, body)
-				rec, err := p.deps.Replies.get(ctx, key)
+				if st.run != nil && st.run.key == key {
+					return false, nil // an in-process retry: this delivery holds the claim
+				}
+				d := deliveryOf(m)
+				rec, run, err := p.deps.Replies.claim(ctx, key, marker{seq: d.sequence, delivery: d.count}, p.lease())
 				recalled = rec
+				if run != nil {
+					st.run = run
+					onBeat(ctx, run.refresh)
+				}
 				return rec != nil, err
 			}
 		}
@@ -105,6 +114,8 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 				return func() {
 					if err := wait(rctx); err != nil {
 						p.deps.Logger.WarnContext(ctx, "reply record not stored; the request runs again if asked again", "subject", subject, "request_id", out.Reply.RequestID, "error", err.Error())
+					} else if st.run != nil {
+						st.run.setRecorded()
 					}
 				}
 			}
@@ -113,6 +124,23 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		st.bytesOut, st.claimedOut = n, claimed
 		return err
 	}
+}
+
+// lease is how long a running marker not written again stays its owner's: AckWait, after which
+// JetStream redelivers a message whose heartbeats stopped, plus one heartbeat interval.
+func (p *Pipeline) lease() time.Duration {
+	return p.cfg.Topology.AckWait + heartbeatInterval(p.cfg.Topology.AckWait)
+}
+
+// endRun ends the delivery's claim on its request (running.go), once its fate is decided: the
+// marker is no longer written with the heartbeat, and deleted when no record replaced it.
+func endRun(ctx context.Context) {
+	st := stateOf(ctx)
+	if st.run == nil {
+		return
+	}
+	onBeat(ctx, nil)
+	st.run.end()
 }
 
 // echoableID returns id when a reply may echo it as its request_id (valid UTF-8, at most

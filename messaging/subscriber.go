@@ -176,7 +176,8 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 	// Handlers run on a context of their own: shutting the router down must not cancel work in flight.
 	// Its deadline is the delivery's budget; the heartbeat keeps the message until then.
 	by := time.Now().Add(s.budget)
-	mctx, cancel := context.WithDeadline(context.WithValue(context.Background(), settleByKey{}, by), by)
+	hook := new(beatHook)
+	mctx, cancel := context.WithDeadline(context.WithValue(context.WithValue(context.Background(), settleByKey{}, by), beatHookKey{}, hook), by)
 	defer cancel()
 	m.SetContext(mctx)
 	beat := time.NewTicker(heartbeatInterval(s.ackWait))
@@ -185,6 +186,7 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 		if err := msg.InProgress(); err != nil {
 			s.log.Warn("in-progress heartbeat not sent; JetStream may redeliver the message", "subject", msg.Subject(), "error", err.Error())
 		}
+		hook.beat()
 	}
 	for handed := false; !handed; {
 		select {
@@ -255,6 +257,31 @@ func heartbeatInterval(ackWait time.Duration) time.Duration {
 }
 
 type settleByKey struct{}
+
+// beatHook is what a message's handler does with each of its delivery's heartbeats (the pipeline
+// writes its running marker again: running.go).
+type beatHook struct{ f atomic.Pointer[func()] }
+
+type beatHookKey struct{}
+
+func (h *beatHook) beat() {
+	if f := h.f.Load(); f != nil {
+		(*f)()
+	}
+}
+
+// onBeat makes f run with every heartbeat of ctx's delivery from now on (nil: nothing); outside
+// the pipeline it does nothing.
+func onBeat(ctx context.Context, f func()) {
+	h, ok := ctx.Value(beatHookKey{}).(*beatHook)
+	switch {
+	case !ok:
+	case f == nil:
+		h.f.Store(nil)
+	default:
+		h.f.Store(&f)
+	}
+}
 
 // settleBy returns the deadline by which a message's work (handler, reply, dead letter) must be done:
 // past it the heartbeat stops and JetStream redelivers the message. ok is false outside the pipeline.
