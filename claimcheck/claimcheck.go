@@ -12,6 +12,7 @@ package claimcheck
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -61,6 +62,7 @@ const DefaultMaxBytes = 1 << 30
 
 // Store offloads, resolves and deletes claim-checked bodies. It is safe for concurrent use.
 type Store struct {
+	bucket     string
 	obj        jetstream.ObjectStore
 	stream     jetstream.Stream // the bucket's backing stream, for Delete and Usage
 	put        *objput.Putter
@@ -77,6 +79,9 @@ type Config struct {
 	MaxBytes int64
 	// Replicas of the bucket in a NATS cluster (default 1).
 	Replicas int
+	// Bucket is the bucket's name (default contracts.ClaimCheckBucket; a tenant's is
+	// contracts.TenantClaimCheckBucket).
+	Bucket string
 }
 
 // Ensure creates or updates the claim-check bucket with TTL ttl and one replica; see EnsureConfig.
@@ -96,8 +101,9 @@ func EnsureConfig(ctx context.Context, js jetstream.JetStream, cfg Config, maxPa
 	if cfg.MaxBytes == 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
+	bucket := cmp.Or(cfg.Bucket, contracts.ClaimCheckBucket)
 	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket:      contracts.ClaimCheckBucket,
+		Bucket:      bucket,
 		Description: "bodies of worker requests and replies too large for one NATS message",
 		TTL:         cfg.TTL,
 		MaxBytes:    cfg.MaxBytes,
@@ -105,38 +111,41 @@ func EnsureConfig(ctx context.Context, js jetstream.JetStream, cfg Config, maxPa
 		Replicas:    cfg.Replicas,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+		return nil, fmt.Errorf("claim check bucket %s: %w", bucket, err)
 	}
-	return newStore(ctx, js, obj, maxPayload)
+	return newStore(ctx, js, bucket, obj, maxPayload)
 }
 
-func newStore(ctx context.Context, js jetstream.JetStream, obj jetstream.ObjectStore, maxPayload int64) (*Store, error) {
-	stream, err := js.Stream(ctx, backingStream)
+func newStore(ctx context.Context, js jetstream.JetStream, bucket string, obj jetstream.ObjectStore, maxPayload int64) (*Store, error) {
+	stream, err := js.Stream(ctx, "OBJ_"+bucket)
 	if err != nil {
-		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+		return nil, fmt.Errorf("claim check bucket %s: %w", bucket, err)
 	}
 	// Objects are written by objput, not ObjectStore.Put, which leaks goroutines (see objput).
-	put, err := objput.New(ctx, js.Conn(), contracts.ClaimCheckBucket)
+	put, err := objput.New(ctx, js.Conn(), bucket)
 	if err != nil {
 		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
 	}
-	return &Store{obj: obj, stream: stream, put: put, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
+	return &Store{bucket: bucket, obj: obj, stream: stream, put: put, maxPayload: maxPayload, maxBody: DefaultMaxBody}, nil
 }
-
-// backingStream is the stream of the bucket (nats.go names an object store's stream OBJ_<bucket>).
-const backingStream = "OBJ_" + contracts.ClaimCheckBucket
 
 // Bind returns a Store on the existing claim-check bucket without changing its settings (for clients:
 // the worker owns the bucket's TTL). When the bucket does not exist yet it is created with DefaultTTL.
 func Bind(ctx context.Context, js jetstream.JetStream, maxPayload int64) (*Store, error) {
-	obj, err := js.ObjectStore(ctx, contracts.ClaimCheckBucket)
+	return BindBucket(ctx, js, contracts.ClaimCheckBucket, maxPayload)
+}
+
+// BindBucket is Bind on the claim-check bucket named bucket (a tenant's,
+// contracts.TenantClaimCheckBucket).
+func BindBucket(ctx context.Context, js jetstream.JetStream, bucket string, maxPayload int64) (*Store, error) {
+	obj, err := js.ObjectStore(ctx, bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		return Ensure(ctx, js, DefaultTTL, maxPayload)
+		return EnsureConfig(ctx, js, Config{TTL: DefaultTTL, Bucket: bucket}, maxPayload)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+		return nil, fmt.Errorf("claim check bucket %s: %w", bucket, err)
 	}
-	return newStore(ctx, js, obj, maxPayload)
+	return newStore(ctx, js, bucket, obj, maxPayload)
 }
 
 // Limit returns a Store that refuses to download claimed bodies larger than n bytes.
@@ -256,11 +265,11 @@ func (s *Store) Delete(ctx context.Context, name string) (err error) {
 		return fmt.Errorf("claim check: delete %s: %w", name, err)
 	}
 	if info.NUID != "" {
-		if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject("$O."+contracts.ClaimCheckBucket+".C."+info.NUID)); err != nil {
+		if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject("$O."+s.bucket+".C."+info.NUID)); err != nil {
 			return fmt.Errorf("claim check: delete %s: %w", name, err)
 		}
 	}
-	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject("$O."+contracts.ClaimCheckBucket+".M."+base64.URLEncoding.EncodeToString([]byte(name)))); err != nil {
+	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject("$O."+s.bucket+".M."+base64.URLEncoding.EncodeToString([]byte(name)))); err != nil {
 		return fmt.Errorf("claim check: delete %s: %w", name, err)
 	}
 	return nil
@@ -270,7 +279,7 @@ func (s *Store) Delete(ctx context.Context, name string) (err error) {
 func (s *Store) Usage(ctx context.Context) (size uint64, limit int64, err error) {
 	info, err := s.stream.Info(ctx)
 	if err != nil {
-		return 0, 0, fmt.Errorf("claim check bucket %s: %w", contracts.ClaimCheckBucket, err)
+		return 0, 0, fmt.Errorf("claim check bucket %s: %w", s.bucket, err)
 	}
 	return info.State.Bytes, info.Config.MaxBytes, nil
 }

@@ -45,6 +45,7 @@ type Client struct {
 	js      jetstream.JetStream
 	claims  *claimcheck.Store
 	scope   string // sent as contracts.HeaderScope unless the call's context has one (WithScope)
+	tenant  string // NewTenant: calls go to the tenant's subjects
 	replies *replies
 	// quorum moves the connection to another server when JetStream stops answering through its
 	// server while the connection is up (a server cut off from its cluster).
@@ -97,6 +98,7 @@ func (c *Client) Close() error { return c.replies.sub.Unsubscribe() }
 // request's deadline (contracts.HeaderDeadline): the worker does not start the request after it. A
 // ctx without a deadline leaves the worker's default (contracts.DefaultRequestTimeout).
 func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]byte, error) {
+	subject = c.subjectOf(subject)
 	var env contracts.Envelope
 	_ = json.Unmarshal(body, &env) // the worker answers malformed bodies with invalid_request
 

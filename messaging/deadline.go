@@ -35,7 +35,7 @@ func (p *Pipeline) expire(h message.HandlerFunc) message.HandlerFunc {
 		if reqID != "" {
 			st.requestID = reqID
 		}
-		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); ValidReplySubject(replyTo) {
+		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); replyAllowed(d.subject, replyTo) {
 			// A claim-checked body is not downloaded: the error's assembly takes the defaults.
 			wire := p.completeError(d.subject, m.Payload, &contracts.Error{
 				Code:    contracts.CodeExpired,
@@ -43,7 +43,7 @@ func (p *Pipeline) expire(h message.HandlerFunc) message.HandlerFunc {
 			})
 			rctx, cancel := replyContext(ctx)
 			defer cancel()
-			if _, _, err := p.reply(rctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); err != nil {
+			if _, _, err := p.replyWith(rctx, p.claimsFor(d.subject), replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); err != nil {
 				p.deps.Logger.WarnContext(ctx, "expired reply not sent", "subject", d.subject, "request_id", reqID, "error", err.Error())
 			}
 		}

@@ -94,7 +94,7 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 	reqID := echoableID(m.Metadata.Get(contracts.HeaderMsgID))
 	body := raw.Data
 	if reqID == "" || (len(body) == 0 && raw.Header.Get(contracts.HeaderClaimCheck) != "") {
-		if b, err := p.deps.Claims.Resolve(ctx, raw.Header, raw.Data); err == nil {
+		if b, err := p.claimsFor(d.subject).Resolve(ctx, raw.Header, raw.Data); err == nil {
 			body = b
 			if reqID == "" {
 				reqID, _ = p.deps.Envelope(body)
@@ -106,8 +106,8 @@ func (p *Pipeline) answerExhausted(adv maxDeliveriesAdvisory) {
 		Message:   "the request was delivered " + strconv.FormatUint(adv.Deliveries, 10) + " times without completing (a worker stopped or timed out while handling it)",
 		Retryable: true,
 	})
-	if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); ValidReplySubject(replyTo) {
-		if _, _, err := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); err != nil {
+	if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); replyAllowed(d.subject, replyTo) {
+		if _, _, err := p.replyWith(ctx, p.claimsFor(d.subject), replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); err != nil {
 			log.Warn("exhausted request: error reply not sent", "error", err.Error())
 		}
 	}

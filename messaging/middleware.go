@@ -111,8 +111,8 @@ func (p *Pipeline) finalize(h message.HandlerFunc) message.HandlerFunc {
 			reqID = m.Metadata.Get(contracts.HeaderMsgID)
 		}
 		reqID = echoableID(reqID) // st.requestID may be a Nats-Msg-Id a reply must not echo
-		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); ValidReplySubject(replyTo) {
-			if _, _, rerr := p.reply(ctx, replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); rerr != nil {
+		if replyTo := m.Metadata.Get(contracts.HeaderReplyTo); replyAllowed(d.subject, replyTo) {
+			if _, _, rerr := p.replyWith(ctx, p.claimsFor(d.subject), replyTo, contracts.Reply{RequestID: reqID, Error: wire}, nil); rerr != nil {
 				p.deps.Logger.WarnContext(ctx, "error reply not sent", "subject", d.subject, "request_id", reqID, "error", rerr.Error())
 			}
 		}

@@ -58,6 +58,8 @@ type Config struct {
 	// DefaultDeadline is the deadline of a request without contracts.HeaderDeadline, counted from
 	// the time the stream stored it (default contracts.DefaultRequestTimeout).
 	DefaultDeadline time.Duration
+	// SubjectConcurrency overrides Concurrency for some subjects (a tenant's: TENANT_CONCURRENCY).
+	SubjectConcurrency map[string]int
 	// RequireScope answers a request without the scope header (contracts.HeaderScope)
 	// invalid_request (REQUIRE_SCOPE).
 	RequireScope bool
@@ -92,6 +94,11 @@ func (c Config) Validate() error {
 		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("Concurrency %d: must be 1..256", c.Concurrency))
 	}
+	for subject, n := range c.SubjectConcurrency {
+		if n < 1 || n > 256 {
+			errs = append(errs, fmt.Errorf("SubjectConcurrency[%s] %d: must be 1..256", subject, n))
+		}
+	}
 	if c.HandlerTimeout < 100*time.Millisecond {
 		errs = append(errs, fmt.Errorf("HandlerTimeout %s: must be at least 100ms", c.HandlerTimeout))
 	}
@@ -114,6 +121,10 @@ type Deps struct {
 	// PubConn publishes replies and dead letters; it stays open after Shutdown.
 	PubConn *nats.Conn
 	Claims  *claimcheck.Store
+	// SubjectClaims, optional, are the claim-check buckets of some subjects (a tenant's own,
+	// contracts.TenantClaimCheckBucket): their requests' bodies are resolved and their large replies
+	// stored there, never in Claims.
+	SubjectClaims map[string]*claimcheck.Store
 	// Replies, optional, records each request's reply (EnsureReplies): a request asked again is
 	// answered with it instead of running again.
 	Replies  *Replies
@@ -200,7 +211,11 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 		return nil, err
 	}
 	for subject, h := range handlers {
-		for i := range cfg.Concurrency {
+		slots := cfg.Concurrency
+		if n, ok := cfg.SubjectConcurrency[subject]; ok {
+			slots = n
+		}
+		for i := range slots {
 			name := fmt.Sprintf("%s#%d", subject, i)
 			wh := p.router.AddConsumerHandler(name, subject, p.sub, p.serve(subject, h))
 			// First added runs first (outermost). The order is deliberate, see middleware.go.

@@ -24,7 +24,7 @@ func (p *Pipeline) releaseClaim(m *message.Message) func(context.Context) {
 		return nil
 	}
 	return func(ctx context.Context) {
-		if err := p.deps.Claims.Delete(ctx, name); err != nil {
+		if err := p.claimsFor(deliveryOf(m).subject).Delete(ctx, name); err != nil {
 			p.deps.Logger.WarnContext(ctx, "claim-checked request body not deleted; the bucket's TTL removes it", "subject", deliveryOf(m).subject, "claim_check", name, "error", err.Error())
 		}
 	}

@@ -26,6 +26,11 @@ const replyConfirmTimeout = 5 * time.Second
 // reply that fits in one message. The record goes out first on the connection the reply then takes,
 // and its confirmation is awaited after the reply's: the two round trips overlap.
 func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply, record func(*nats.Msg) (wait func())) (int, bool, error) {
+	return p.replyWith(ctx, p.deps.Claims, replyTo, env, record)
+}
+
+// replyWith is reply through the claim-check bucket claims (a tenant's, Deps.SubjectClaims).
+func (p *Pipeline) replyWith(ctx context.Context, claims *claimcheck.Store, replyTo string, env contracts.Reply, record func(*nats.Msg) (wait func())) (int, bool, error) {
 	if replyTo == "" && record == nil {
 		return 0, false, nil
 	}
@@ -36,12 +41,12 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 	hdr := nats.Header{}
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
 	if replyTo == "" {
-		if body := bytes.Join(parts, nil); p.deps.Claims.Fits(len(body)) {
+		if body := bytes.Join(parts, nil); claims.Fits(len(body)) {
 			record(&nats.Msg{Header: hdr, Data: body})()
 		}
 		return 0, false, nil
 	}
-	msg, err := p.deps.Claims.PrepareParts(ctx, replyTo, hdr, parts...)
+	msg, err := claims.PrepareParts(ctx, replyTo, hdr, parts...)
 	if errors.Is(err, claimcheck.ErrFull) {
 		p.metrics.claimFull(ctx)
 	}
@@ -55,7 +60,7 @@ func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Repl
 		if name := msg.Header.Get(contracts.HeaderClaimCheck); name != "" && record == nil && !errors.Is(err, errNotConfirmed) {
 			// Nobody will read it: the retry stores the reply again. (A recorded one is the
 			// record's: the retry finds the record and publishes it again.)
-			_ = p.deps.Claims.Delete(ctx, name)
+			_ = claims.Delete(ctx, name)
 		}
 		return 0, false, err
 	}
@@ -120,7 +125,7 @@ func encodeReply(env contracts.Reply) ([][]byte, error) {
 // too). The pipeline answers only such a Reply-To; `worker replay --publish` takes only such a subject.
 func ValidReplySubject(s string) bool {
 	if s == "" || len(s) > 1024 || s[0] == '$' || strings.HasPrefix(s, contracts.DeadLetterPrefix) || strings.HasPrefix(s, "replay.results.") ||
-		strings.HasPrefix(s, contracts.RequestReplyPrefix) {
+		strings.HasPrefix(s, contracts.RequestReplyPrefix) || strings.HasPrefix(s, contracts.TenantSubjectPrefix) {
 		return false
 	}
 	for _, req := range contracts.RequestSubjects {
@@ -143,4 +148,24 @@ func ValidReplySubject(s string) bool {
 		}
 	}
 	return tokenLen > 0
+}
+
+// replyAllowed reports whether a request on subject may be answered on replyTo: a valid reply
+// subject (ValidReplySubject) and, for a tenant's subject, one under the tenant's inbox prefix
+// (contracts.TenantInbox), so that no request makes the worker publish into another tenant's inboxes.
+func replyAllowed(subject, replyTo string) bool {
+	if !ValidReplySubject(replyTo) {
+		return false
+	}
+	tenant, _ := contracts.SplitTenant(subject)
+	return tenant == "" || strings.HasPrefix(replyTo, contracts.TenantInbox(tenant)+".")
+}
+
+// claimsFor is the claim-check bucket of subject's requests and replies: its tenant's
+// (Deps.SubjectClaims), else Deps.Claims.
+func (p *Pipeline) claimsFor(subject string) *claimcheck.Store {
+	if c, ok := p.deps.SubjectClaims[subject]; ok {
+		return c
+	}
+	return p.deps.Claims
 }

@@ -30,7 +30,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		defer release()
 		st := stateOf(ctx)
 		replyTo := m.Metadata.Get(contracts.HeaderReplyTo)
-		if replyTo != "" && !ValidReplySubject(replyTo) {
+		if replyTo != "" && !replyAllowed(subject, replyTo) {
 			return invalidRequest("Reply-To", "header Reply-To %q is not a subject a reply can be published to", replyTo)
 		}
 		hdr := nats.Header{}
@@ -47,7 +47,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 			key      string
 			recalled *replyRecord
 		)
-		proc := Processor{Claims: p.deps.Claims, MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h, RequireScope: p.cfg.RequireScope,
+		proc := Processor{Claims: p.claimsFor(subject), MapError: p.deps.MapError, Envelope: p.deps.Envelope, Handler: h, RequireScope: p.cfg.RequireScope,
 			recallAlongside: slices.Contains(p.cfg.ReadOnly, subject)}
 		if p.deps.Replies != nil {
 			// A request that already ran (asked again, redelivered after a lost ack) is answered with
@@ -120,7 +120,7 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 				}
 			}
 		}
-		n, claimed, err := p.reply(rctx, replyTo, out.Reply, record)
+		n, claimed, err := p.replyWith(rctx, p.claimsFor(subject), replyTo, out.Reply, record)
 		st.bytesOut, st.claimedOut = n, claimed
 		return err
 	}

@@ -63,6 +63,12 @@ type Config struct {
 	// RequireScope answers a NATS request without the Artifact-Worker-Scope header invalid_request,
 	// and requires every /artifacts token to have an explicit scope.
 	RequireScope bool // REQUIRE_SCOPE
+	// Tenants is the comma-separated allow-list of the tenants this pool also serves, each on its
+	// own subjects (tenant.<name>.<subject>), keys, buckets and consumers (tenants.go); empty: none.
+	Tenants string // TENANTS
+	// TenantConcurrency is the requests per subject one replica works on at once for each tenant
+	// (default 4): what one tenant's burst may take of a replica.
+	TenantConcurrency int // TENANT_CONCURRENCY
 
 	MaxArtifactSize int64 // MAX_ARTIFACT_BYTES (default 20 MB)
 	// ExtractMaxChars and ExtractTimeout bound text extraction (extract_text): characters kept
@@ -126,6 +132,7 @@ func (c *Config) SetDefaults() {
 	c.NATSSwitchAfter = cmp.Or(c.NATSSwitchAfter, quorum.DefaultAfter)
 	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
 	c.Concurrency = cmp.Or(c.Concurrency, 16)
+	c.TenantConcurrency = cmp.Or(c.TenantConcurrency, DefaultTenantConcurrency)
 	c.MemoryBudget = cmp.Or(c.MemoryBudget, DefaultMemoryBudget)
 	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
 	c.HistoryTTL = cmp.Or(c.HistoryTTL, 2*time.Hour)
@@ -284,6 +291,7 @@ func (c Config) Validate() error {
 		bad("CLAIM_CHECK_MAX_BYTES", "must be at least 1048576 (1 MiB), or -1 for no limit, got %d", c.ClaimMaxBytes)
 	}
 	validateScopeSettings(c, bad)
+	validateTenantSettings(c, bad)
 	if !oneOf(c.LogLevel, "debug", "info", "warn", "error") {
 		bad("LOG_LEVEL", "%q is not one of debug, info, warn, error", c.LogLevel)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -202,7 +203,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 	// The renderer compiles (or loads from DATA_DIR/wasm-cache) at the first PDF it draws: readiness
 	// never waits for it, and a worker that draws no PDF holds none of it (docs/operations.md).
 	s.renderer = c.Renderer
-	s.pipeline, err = messaging.New(messaging.Config{
+	pc := messaging.Config{
 		Topology:       c.Topology,
 		Concurrency:    cfg.Concurrency,
 		DrainTimeout:   cfg.DrainTimeout,
@@ -210,19 +211,22 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 		RequireScope:   cfg.RequireScope,
 		// Reads: their reply record is looked up while they run.
 		ReadOnly: []string{contracts.SubjectGetArtifact, contracts.SubjectMetadata},
-	}, messaging.Deps{
+	}
+	deps := messaging.Deps{
 		SubConn:       s.subConn,
 		PubConn:       s.pubConn,
 		Claims:        c.Claims,
 		Replies:       c.Replies,
 		MapError:      handlers.Policy.MapError,
 		Envelope:      handlers.Policy.Envelope,
-		CompleteError: handlers.Policy.CompleteError,
+		CompleteError: completeError,
 		Logger:        log,
 		Tracer:        s.telemetry.TracerProvider.Tracer("artifact-worker"),
 		Meter:         meter,
 		Budget:        memoryBudget(cfg.MemoryBudget),
-	}, c.Handlers)
+	}
+	tenantPipeline(cfg, c, &pc, &deps)
+	s.pipeline, err = messaging.New(pc, deps, c.Handlers)
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +277,10 @@ type Components struct {
 	Replies   *messaging.Replies
 	Handlers  map[string]messaging.Handler
 	Artifacts *handlers.Artifacts
+	// SubjectClaims are the claim-check buckets of the tenants' subjects (TENANTS), and
+	// TenantArtifacts each tenant's artifacts; both nil without tenants.
+	SubjectClaims   map[string]*claimcheck.Store
+	TenantArtifacts map[string]*handlers.Artifacts
 }
 
 // Build ensures the JetStream resources (stream, consumers, buckets) and builds every subject's
@@ -281,6 +289,7 @@ type Components struct {
 func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store, caps handlers.Capabilities, meter metric.Meter, log *slog.Logger) (*Components, error) {
 	cfg.SetDefaults()
 	topo, err := messaging.EnsureTopology(ctx, js, messaging.Topology{
+		Subjects:   tenantSubjects(cfg.TenantList()),
 		MaxAge:     cfg.StreamMaxAge,
 		MaxBytes:   cfg.StreamMaxBytes,
 		AckWait:    cfg.AckWait,
@@ -290,33 +299,10 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	if err != nil {
 		return nil, fmt.Errorf("jetstream topology: %w", err)
 	}
-	maxPayload := js.Conn().MaxPayload()
-	claims, err := claimcheck.EnsureConfig(ctx, js, claimcheck.Config{TTL: cfg.ClaimTTL, MaxBytes: cfg.ClaimMaxBytes, Replicas: cfg.JetStreamReplicas}, maxPayload)
-	if err != nil {
-		return nil, err
-	}
 	replies, err := messaging.EnsureReplies(ctx, js, messaging.ReplyConfig{TTL: min(messaging.DefaultReplyTTL, cfg.ClaimTTL), Replicas: cfg.JetStreamReplicas})
 	if err != nil {
 		return nil, err
 	}
-	// Requests carry at most an artifact in base64 (file_written) or a context of images
-	// (preprocess): bound what one claim-checked request may make a replica download.
-	claims = claims.Limit(max(claimcheck.DefaultMaxBody, 2*cfg.MaxArtifactSize+1<<20))
-	metas, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{Replicas: cfg.JetStreamReplicas})
-	if err != nil {
-		return nil, fmt.Errorf("workspace metadata: %w", err)
-	}
-	cache, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL, Replicas: cfg.JetStreamReplicas})
-	if err != nil {
-		return nil, fmt.Errorf("history image cache: %w", err)
-	}
-	// Spans for storage and KV calls, children of the request's span (no-ops unless telemetry.Setup
-	// installed a tracer provider).
-	tracer := otel.GetTracerProvider().Tracer("artifact-worker")
-	store = tracedStore{Store: store, tracer: tracer}
-	files := tracedFiles{MetaStore: metas, tracer: tracer}
-	history := tracedHistory{Cache: cache, tracer: tracer}
-	artifacts := &handlers.Artifacts{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	if meter == nil {
 		meter = noop.NewMeterProvider().Meter("")
 	}
@@ -325,6 +311,71 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	tokens.Zero(ctx, []string{contracts.SubjectGetArtifact, contracts.SubjectGetHistoryImage}, contracts.Dialects)
+	renderer, err := pdfpages.New(cfg.Renderer())
+	if err != nil {
+		return nil, fmt.Errorf("pdf renderer: %w", err)
+	}
+	c := &Components{Renderer: renderer, Topology: topo, Replies: replies, Handlers: map[string]messaging.Handler{}}
+	for _, tenant := range append([]string{""}, cfg.TenantList()...) {
+		t, err := buildTenant(ctx, cfg, js, store, tenant, caps, tokens, renderer, log)
+		if err != nil {
+			_ = renderer.Close()
+			return nil, err
+		}
+		if tenant == "" {
+			c.Claims, c.Artifacts = t.claims, t.artifacts
+			maps.Copy(c.Handlers, t.handlers)
+			continue
+		}
+		if c.SubjectClaims == nil {
+			c.SubjectClaims, c.TenantArtifacts = map[string]*claimcheck.Store{}, map[string]*handlers.Artifacts{}
+		}
+		c.TenantArtifacts[tenant] = t.artifacts
+		for subject, h := range t.handlers {
+			ts := contracts.TenantSubject(tenant, subject)
+			c.Handlers[ts], c.SubjectClaims[ts] = h, t.claims
+		}
+	}
+	return c, nil
+}
+
+// tenantParts are the handlers of one tenant ("": the pool's own) by request subject, on the
+// tenant's own store view and buckets.
+type tenantParts struct {
+	claims    *claimcheck.Store
+	artifacts *handlers.Artifacts
+	handlers  map[string]messaging.Handler
+}
+
+func buildTenant(ctx context.Context, cfg Config, js jetstream.JetStream, store Store, tenant string, caps handlers.Capabilities, tokens *handlers.Tokens, renderer *pdfpages.Renderer, log *slog.Logger) (tenantParts, error) {
+	b := bucketsOf(tenant)
+	if tenant != "" {
+		store = tenantStore{inner: store, prefix: contracts.TenantKeys(tenant)}
+		log = log.With("tenant", tenant)
+	}
+	maxPayload := js.Conn().MaxPayload()
+	claims, err := claimcheck.EnsureConfig(ctx, js, claimcheck.Config{TTL: cfg.ClaimTTL, MaxBytes: cfg.ClaimMaxBytes, Replicas: cfg.JetStreamReplicas, Bucket: b.claims}, maxPayload)
+	if err != nil {
+		return tenantParts{}, err
+	}
+	// Requests carry at most an artifact in base64 (file_written) or a context of images
+	// (preprocess): bound what one claim-checked request may make a replica download.
+	claims = claims.Limit(max(claimcheck.DefaultMaxBody, 2*cfg.MaxArtifactSize+1<<20))
+	metas, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{Replicas: cfg.JetStreamReplicas, Bucket: b.files})
+	if err != nil {
+		return tenantParts{}, fmt.Errorf("workspace metadata: %w", err)
+	}
+	cache, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL, Replicas: cfg.JetStreamReplicas, KVBucket: b.historyKV, ObjectBucket: b.historyObjects})
+	if err != nil {
+		return tenantParts{}, fmt.Errorf("history image cache: %w", err)
+	}
+	// Spans for storage and KV calls, children of the request's span (no-ops unless telemetry.Setup
+	// installed a tracer provider).
+	tracer := otel.GetTracerProvider().Tracer("artifact-worker")
+	store = tracedStore{Store: store, tracer: tracer}
+	files := tracedFiles{MetaStore: metas, tracer: tracer}
+	history := tracedHistory{Cache: cache, tracer: tracer}
+	artifacts := &handlers.Artifacts{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	formats, _ := caps.(handlers.ModelFormats)
 	getArtifact := &handlers.GetArtifact{Blobs: store, Capabilities: caps, Formats: formats, Files: files, MaxSize: cfg.MaxArtifactSize, Tokens: tokens,
 		Extraction: handlers.Extraction{MaxChars: cfg.ExtractMaxChars, Timeout: cfg.ExtractTimeout}}
@@ -334,23 +385,16 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 	if d, ok := caps.(handlers.ModelDecisions); ok {
 		getArtifact.Decisions = d
 	}
-	renderer, err := pdfpages.New(cfg.Renderer())
-	if err != nil {
-		return nil, fmt.Errorf("pdf renderer: %w", err)
-	}
 	getArtifact.Pages = renderer // compiled at its first PDF
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
 	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, Formats: formats, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize,
 		Known: historyimage.NewKnown(knownMedia), Logger: log}
 	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens, Pages: renderer}
-	return &Components{
-		Renderer:  renderer,
-		Topology:  topo,
-		Claims:    claims,
-		Replies:   replies,
-		Artifacts: artifacts,
-		Handlers: map[string]messaging.Handler{
+	return tenantParts{
+		claims:    claims,
+		artifacts: artifacts,
+		handlers: map[string]messaging.Handler{
 			contracts.SubjectGetArtifact:     getArtifact.Handle,
 			contracts.SubjectFileWritten:     fileWritten.Handle,
 			contracts.SubjectMetadata:        metadata.Handle,
@@ -365,17 +409,22 @@ func Build(ctx context.Context, cfg Config, js jetstream.JetStream, store Store,
 // a subject the worker does not serve.
 func (c *Components) Processor(subject string) (p messaging.Processor, ok bool) {
 	h, ok := c.Handlers[subject]
-	return messaging.Processor{Claims: c.Claims, MapError: handlers.Policy.MapError, Envelope: handlers.Policy.Envelope,
-		CompleteError: handlers.Policy.CompleteError, Handler: h}, ok
+	claims := c.Claims
+	if tc, isTenant := c.SubjectClaims[subject]; isTenant {
+		claims = tc
+	}
+	return messaging.Processor{Claims: claims, MapError: handlers.Policy.MapError, Envelope: handlers.Policy.Envelope,
+		CompleteError: completeError, Handler: h}, ok
 }
 
 // startFront registers the plain request/reply front (the NATS micro service) on the consuming
 // connection; it stores requests through the publishing one.
 func (s *Service) startFront() error {
 	front, err := messaging.StartRequestReply(s.subConn, s.js, messaging.RequestReplyConfig{
+		Subjects:      tenantSubjects(s.cfg.TenantList()),
 		Version:       buildinfo.Version,
 		Metadata:      map[string]string{"commit": buildinfo.CommitOrUnknown()},
-		CompleteError: handlers.Policy.CompleteError,
+		CompleteError: completeError,
 	}, s.log)
 	if err != nil {
 		return fmt.Errorf("request/reply front: %w", err)

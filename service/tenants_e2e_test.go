@@ -31,20 +31,27 @@ import (
 // environment.
 func tenantServer(t testing.TB) *server.Server {
 	t.Helper()
+	return docServer(t, "tenant accounts", "ACME_WORKER_PASSWORD", "ACME_RUNTIME_PASSWORD", "GLOBEX_WORKER_PASSWORD", "GLOBEX_RUNTIME_PASSWORD")
+}
+
+// docServer starts a nats-server from the configuration block of docs/operations.md marked name
+// (on a random port, its store in a temporary directory), setting each password variable it reads.
+func docServer(t testing.TB, name string, passwords ...string) *server.Server {
+	t.Helper()
 	doc, err := os.ReadFile("../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const marker = "<!-- tenant accounts: started by service/tenants_e2e_test.go -->\n```\n"
+	marker := "<!-- " + name + ": started by service/tenants_e2e_test.go -->\n```\n"
 	_, rest, ok := strings.Cut(string(doc), marker)
 	conf, _, ok2 := strings.Cut(rest, "```")
 	if !ok || !ok2 {
-		t.Fatal("docs/operations.md has no tenant accounts block")
+		t.Fatalf("docs/operations.md has no %s block", name)
 	}
 	dir := t.TempDir()
 	conf = strings.Replace(conf, "port: 4222", "port: -1", 1)
 	conf = strings.Replace(conf, `store_dir: "/data/jetstream"`, fmt.Sprintf("store_dir: %q", filepath.Join(dir, "js")), 1)
-	for _, v := range []string{"ACME_WORKER_PASSWORD", "ACME_RUNTIME_PASSWORD", "GLOBEX_WORKER_PASSWORD", "GLOBEX_RUNTIME_PASSWORD"} {
+	for _, v := range passwords {
 		t.Setenv(v, strings.ToLower(v)+"-"+randomHex(6))
 	}
 	path := filepath.Join(dir, "nats-server.conf")

@@ -1,0 +1,291 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
+	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/service"
+	"github.com/agentworks/artifact-worker/service/servicetest"
+)
+
+// tenantConn is a tenant's runtime on the shared-pool server: its user, its inbox prefix, its
+// client (client.NewTenant), and the permission errors the server sent it.
+type tenantConn struct {
+	nc      *nats.Conn
+	c       *client.Client
+	mu      sync.Mutex
+	refused []string
+}
+
+func (tc *tenantConn) violations() string {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return strings.Join(tc.refused, "\n")
+}
+
+// sharedPool starts the documented shared-pool server and one worker serving TENANTS=acme,globex;
+// the Worker's own connection is the worker's user (an operator), each tenant's its runtime user.
+func sharedPool(t testing.TB, mutate ...func(*service.Config)) (w *servicetest.Worker, acme, globex *tenantConn) {
+	ns := docServer(t, "shared pool", "WORKER_PASSWORD", "ACME_RUNTIME_PASSWORD", "GLOBEX_RUNTIME_PASSWORD")
+	url := strings.Replace(ns.ClientURL(), "nats://", "nats://artifact-worker:"+os.Getenv("WORKER_PASSWORD")+"@", 1)
+	mutate = append([]func(*service.Config){func(c *service.Config) { c.Tenants = "acme,globex" }}, mutate...)
+	w = servicetest.StartOn(t, minio, ns, url, []nats.Option{nats.UserInfo("artifact-worker", os.Getenv("WORKER_PASSWORD"))}, mutate...)
+	return w, tenantRuntime(t, ns, "acme"), tenantRuntime(t, ns, "globex")
+}
+
+func tenantRuntime(t testing.TB, ns *server.Server, tenant string) *tenantConn {
+	tc := &tenantConn{}
+	tc.nc = natstest.Connect(t, ns, nats.UserInfo(tenant+"-runtime", os.Getenv(strings.ToUpper(tenant)+"_RUNTIME_PASSWORD")),
+		nats.CustomInboxPrefix(contracts.TenantInbox(tenant)),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			tc.mu.Lock()
+			tc.refused = append(tc.refused, err.Error())
+			tc.mu.Unlock()
+		}))
+	var err error
+	if tc.c, err = client.NewTenant(context.Background(), tc.nc, tenant); err != nil {
+		t.Fatal(err)
+	}
+	return tc
+}
+
+// tenantCall calls subject with body as the tenant's client does, with scope (none when "").
+func tenantCall(t *testing.T, tc *tenantConn, scope, subject string, body map[string]any) (contracts.Reply, string) {
+	t.Helper()
+	body["request_id"] = "tc-" + randomHex(8)
+	raw, _ := json.Marshal(body)
+	ctx, cancel := context.WithTimeout(client.WithScope(context.Background(), scope), 90*time.Second)
+	defer cancel()
+	out, err := tc.c.CallRaw(ctx, subject, raw)
+	if err != nil {
+		t.Fatalf("call %s: %v", subject, err)
+	}
+	return envelopeOf(t, out)
+}
+
+// TestTenantsInOnePool: two tenants in one worker pool (TENANTS), on the nats-server configuration of
+// docs/operations.md ("Several tenants in one worker pool"). Each tenant reads its own data under
+// the same ids; every read of the other tenant's — an artifact id, a workspace file, metadata, a
+// history image md5, a claim-check key, on the JetStream and the plain path, with or without a
+// scope — is answered exactly as a reference nobody has; the server refuses a tenant's publishes on
+// the other's subjects, bucket and the untenanted subjects, and its subscription to the other's
+// inboxes; a request whose Reply-To is the other tenant's inbox is not answered there.
+func TestTenantsInOnePool(t *testing.T) {
+	w, acme, globex := sharedPool(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	put := func(key, content string) {
+		if _, err := w.Store.Put(ctx, key, strings.NewReader(content), int64(len(content)), "text/plain", map[string]string{objectstore.MetaFilename: "f.txt"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(contracts.TenantKeys("acme")+objectstore.ArtifactKey("report"), "ACME's report")
+	put(contracts.TenantKeys("acme")+objectstore.ArtifactKey("acme-only"), "ACME's secret")
+	put(contracts.TenantKeys("globex")+objectstore.ArtifactKey("report"), "GLOBEX's report")
+	put(objectstore.ArtifactKey("pool-only"), "the pool's own")
+
+	write := func(tc *tenantConn, path, content string) string {
+		rep, _ := tenantCall(t, tc, "", contracts.SubjectFileWritten, map[string]any{"workspace_id": "team", "path": path, "mime_type": "text/markdown", "content": content})
+		if !rep.OK {
+			t.Fatalf("write: %+v", rep.Error)
+		}
+		var res contracts.FileWrittenResult
+		_ = json.Unmarshal(rep.Result, &res)
+		return res.ArtifactID
+	}
+	plan := write(acme, "plan.md", "# ACME's plan")
+	if other := write(globex, "plan.md", "# GLOBEX's plan"); other != plan {
+		t.Fatalf("the same workspace and path have different ids: %s, %s", plan, other)
+	}
+	acmeFile := write(acme, "secret.md", "# ACME only")
+	read := func(tc *tenantConn, scope, ref string) (contracts.Reply, string) {
+		return tenantCall(t, tc, scope, contracts.SubjectGetArtifact, map[string]any{"ref": ref, "service_id": "text-model"})
+	}
+	for _, c := range []struct {
+		tc         *tenantConn
+		scope, ref string
+		want       string
+	}{
+		{acme, "", plan, "ACME's plan"}, {globex, "", plan, "GLOBEX's plan"}, {globex, "ws:team", plan, "GLOBEX's plan"},
+		{acme, "", "report", "ACME's report"}, {globex, "artifact:rep*", "report", "GLOBEX's report"},
+	} {
+		if rep, _ := read(c.tc, c.scope, c.ref); !rep.OK || !strings.Contains(string(rep.Result), c.want) {
+			t.Fatalf("reading %q, want %q: %+v %s", c.ref, c.want, rep.Error, rep.Result)
+		}
+	}
+
+	// Every cross-tenant read, each beside the same read of a reference nobody has.
+	same := func(what, got, ref, missing, gone string) {
+		t.Helper()
+		if strings.ReplaceAll(got, ref, "REF") != strings.ReplaceAll(missing, gone, "REF") {
+			t.Errorf("%s:\n%s\nnot found:\n%s", what, got, missing)
+		}
+	}
+	nobody := "zzzzzzzzz" // as long as acme-only and pool-only
+	wsNobody := strings.Replace(acmeFile, base64.RawURLEncoding.EncodeToString([]byte("secret.md")), base64.RawURLEncoding.EncodeToString([]byte("secret.mx")), 1)
+	if wsNobody == acmeFile {
+		t.Fatalf("workspace id %s: no path to change", acmeFile)
+	}
+	for _, scope := range []string{"", "*", "ws:team,artifact:*"} {
+		for _, subject := range []string{contracts.SubjectGetArtifact, contracts.SubjectMetadata} {
+			field := map[string]string{contracts.SubjectGetArtifact: "ref", contracts.SubjectMetadata: "id"}[subject]
+			ask := func(ref string) string {
+				_, norm := tenantCall(t, globex, scope, subject, map[string]any{field: ref, "service_id": "text-model"})
+				return norm
+			}
+			missing := ask(nobody)
+			if !strings.Contains(missing, contracts.CodeArtifactNotFound) {
+				t.Fatalf("%s of an id nobody has: %s", subject, missing)
+			}
+			same(subject+" of ACME's artifact", ask("acme-only"), "acme-only", missing, nobody)
+			same(subject+" of the pool's own artifact", ask("pool-only"), "pool-only", missing, nobody)
+			same(subject+" of ACME's workspace file", ask(acmeFile), acmeFile, ask(wsNobody), wsNobody)
+		}
+	}
+	// The plain path, likewise.
+	plain := func(tc *tenantConn, ref string) string {
+		raw, _ := json.Marshal(map[string]any{"request_id": "pl-" + randomHex(8), "ref": ref, "service_id": "text-model"})
+		rep, err := tc.nc.Request(contracts.RequestReplySubject(contracts.TenantSubject(map[*tenantConn]string{acme: "acme", globex: "globex"}[tc], contracts.SubjectGetArtifact)), raw, 60*time.Second)
+		if err != nil {
+			t.Fatalf("plain request: %v", err)
+		}
+		_, norm := envelopeOf(t, rep.Data)
+		return norm
+	}
+	if got := plain(acme, "acme-only"); !strings.Contains(got, "ACME's secret") {
+		t.Fatalf("ACME's own artifact on the plain path: %s", got)
+	}
+	same("plain get_artifact of ACME's artifact", plain(globex, "acme-only"), "acme-only", plain(globex, nobody), nobody)
+
+	// A history image ACME cached: not found for GLOBEX, as one never cached.
+	img := base64.StdEncoding.EncodeToString(testfiles.PNG(48, 48))
+	conversation := json.RawMessage(fmt.Sprintf(`[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,%s"}}]},{"role":"assistant","content":"ok"},{"role":"user","content":"and?"}]`, img))
+	if rep, _ := tenantCall(t, acme, "", contracts.SubjectPreprocess, map[string]any{"messages": conversation}); !rep.OK {
+		t.Fatalf("preprocess: %+v", rep.Error)
+	}
+	history := func(tc *tenantConn, md5 string) (contracts.Reply, string) {
+		return tenantCall(t, tc, "", contracts.SubjectGetHistoryImage, map[string]any{"image_md5": md5})
+	}
+	if rep, _ := history(acme, md5hex(img)); !rep.OK {
+		t.Fatalf("ACME's own history image: %+v", rep.Error)
+	}
+	_, crossImage := history(globex, md5hex(img))
+	_, neverCached := history(globex, md5hex(img+"x"))
+	if !strings.Contains(crossImage, contracts.CodeImageNotFound) {
+		t.Fatalf("GLOBEX asks for ACME's image: %s", crossImage)
+	}
+	same("GLOBEX asks for ACME's image md5", crossImage, md5hex(img), neverCached, md5hex(img+"x"))
+
+	// A claim-check key in ACME's bucket, named by GLOBEX: the answer for a key nobody has.
+	acmeJS, _ := jetstream.New(acme.nc)
+	acmeClaims, err := acmeJS.ObjectStore(ctx, contracts.TenantClaimCheckBucket("acme"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"request_id": "claimed-" + randomHex(4), "ref": "report", "service_id": "text-model"})
+	acmeKey := "claim_acme_" + randomHex(8)
+	if _, err := acmeClaims.PutBytes(ctx, acmeKey, body); err != nil {
+		t.Fatal(err)
+	}
+	claimed := func(tc *tenantConn, tenant, name string) string {
+		inbox := tc.nc.NewInbox()
+		sub, err := tc.nc.SubscribeSync(inbox)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Unsubscribe()
+		js, _ := jetstream.New(tc.nc)
+		msg := &nats.Msg{Subject: contracts.TenantSubject(tenant, contracts.SubjectGetArtifact), Header: nats.Header{}}
+		msg.Header.Set(contracts.HeaderReplyTo, inbox)
+		msg.Header.Set(contracts.HeaderClaimCheck, name)
+		msg.Header.Set(contracts.HeaderMsgID, "claim-"+randomHex(6))
+		if _, err := js.PublishMsg(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := sub.NextMsg(60 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, norm := envelopeOf(t, rep.Data)
+		return norm
+	}
+	if got := claimed(acme, "acme", acmeKey); !strings.Contains(got, "ACME's report") {
+		t.Fatalf("ACME's own claim: %s", got)
+	}
+	other := "claim_acme_" + randomHex(8)
+	crossClaim := claimed(globex, "globex", acmeKey)
+	if !strings.Contains(crossClaim, contracts.CodeInvalidRequest) {
+		t.Fatalf("GLOBEX names ACME's claim key: %s", crossClaim)
+	}
+	same("GLOBEX names ACME's claim key", crossClaim, acmeKey, claimed(globex, "globex", other), other)
+
+	// What the server refuses GLOBEX's user: ACME's subjects (both paths), the untenanted ones,
+	// ACME's bucket, ACME's inboxes.
+	for _, subject := range []string{contracts.TenantSubject("acme", contracts.SubjectGetArtifact), contracts.RequestReplySubject(contracts.TenantSubject("acme", contracts.SubjectMetadata)),
+		contracts.SubjectGetArtifact, "$JS.API.STREAM.INFO.OBJ_" + contracts.TenantClaimCheckBucket("acme"), "$O." + contracts.TenantClaimCheckBucket("acme") + ".C.x"} {
+		if err := globex.nc.Publish(subject, []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		servicetest.WaitFor(t, 10*time.Second, "publish on "+subject+" refused", func() bool {
+			return strings.Contains(globex.violations(), `Publish to "`+subject+`"`)
+		})
+	}
+	if _, err := globex.nc.SubscribeSync(contracts.TenantInbox("acme") + ".>"); err != nil {
+		t.Fatal(err)
+	}
+	servicetest.WaitFor(t, 10*time.Second, "subscription to ACME's inboxes refused", func() bool {
+		return strings.Contains(globex.violations(), `Subscription to "`+contracts.TenantInbox("acme")+`.>"`)
+	})
+
+	// GLOBEX's request with ACME's inbox as Reply-To: not answered there (dead-lettered instead).
+	spy, err := acme.nc.SubscribeSync(contracts.TenantInbox("acme") + ".spy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gjs, _ := jetstream.New(globex.nc)
+	id := "spoof-" + randomHex(6)
+	raw, _ := json.Marshal(map[string]any{"request_id": id, "ref": "report", "service_id": "text-model"})
+	msg := &nats.Msg{Subject: contracts.TenantSubject("globex", contracts.SubjectGetArtifact), Data: raw, Header: nats.Header{}}
+	msg.Header.Set(contracts.HeaderReplyTo, contracts.TenantInbox("acme")+".spy")
+	msg.Header.Set(contracts.HeaderMsgID, id)
+	if _, err := gjs.PublishMsg(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	servicetest.WaitFor(t, 60*time.Second, "the spoofed request dead-lettered", func() bool {
+		return strings.Contains(w.Logs.String(), `"subject":"tenant.globex.tool.get_artifact","request_id":"`+id+`","outcome":"dead_letter"`) ||
+			strings.Contains(w.Logs.String(), `"subject":"tenant.globex.tool.get_artifact","request_id":"","outcome":"dead_letter"`)
+	})
+	if m, err := spy.NextMsg(200 * time.Millisecond); err == nil {
+		t.Fatalf("ACME's inbox got GLOBEX's reply: %s", m.Data)
+	}
+
+	// The tenant is a label value of the subject only, from TENANTS.
+	resp, err := http.Get("http://" + w.Svc.HTTPAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(metrics, []byte(`subject="tenant.acme.tool.get_artifact"`)) || bytes.Contains(metrics, []byte(`tenant.zzzz`)) {
+		t.Errorf("metrics: no series of tenant acme's get_artifact")
+	}
+}
