@@ -10,10 +10,16 @@
 #   FUZZTIME=30s scripts/fuzz.sh            # every target
 #   FUZZTIME=1m scripts/fuzz.sh ./routing   # the targets of one package
 #   FUZZJOBS=2 scripts/fuzz.sh              # two targets at a time, one core each
+#
+# FUZZMINIMIZETIME (default 10s) bounds how long go test minimizes each new interesting input (its
+# own default, 60s, made pdfpages' FuzzRender look stalled: every run there opens a fresh
+# WebAssembly instance, a few milliseconds, and a worker minimizing a 20 KB input reported no
+# executions for a minute at a time).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-10m}"
 jobs="${FUZZJOBS:-1}"
+minimize="${FUZZMINIMIZETIME:-10s}"
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "FUZZJOBS must be a positive integer, got '$jobs'" >&2; exit 2; }
 # go test's default -timeout (10m) ends a 10-minute fuzzing run with "context deadline exceeded"
 # just as it finishes: give the test binary FUZZTIME plus 10 minutes (baseline coverage, building)
@@ -41,7 +47,7 @@ fuzz_one() {
   local pkg="$1" target="$2" n="$3" start rc secs execs corpus log
   start=$(date +%s)
   log="$results/$n.log"
-  go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -timeout "$timeout" "${parallel[@]}" "$pkg" >"$log" 2>&1
+  go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" -timeout "$timeout" "${parallel[@]}" "$pkg" >"$log" 2>&1
   rc=$?
   secs=$(( $(date +%s) - start ))
   execs="$(grep -o 'execs: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)"
