@@ -237,6 +237,12 @@ type PreprocessStats struct {
 	//
 	//schema:minimum 0
 	MediaOverLimits int `json:"media_over_limits"`
+	// Page images that replaced PDFs of the kept turns for a target that reads images but takes no
+	// PDF (each PDF part replaced by its pages, every page's name and text layer before its image,
+	// as tool.get_artifact sends them). Such a PDF is counted in files_replaced too.
+	//
+	//schema:minimum 0
+	PDFPages int `json:"pdf_pages,omitempty"`
 }
 
 // LeftAlonePart is a part of the context that context.preprocess looked at and left as it was.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 	"github.com/agentworks/artifact-worker/handling"
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/mediaformat"
@@ -40,7 +41,11 @@ type Preprocess struct {
 	MaxPartBytes int64
 	// Known (optional) remembers the media earlier requests checked, so that a session's older
 	// media, sent again on every turn, is decoded once (historyimage.Known).
-	Known  *historyimage.Known
+	Known *historyimage.Known
+	// Pages is optional: with it, a PDF of the kept turns for a target that reads images but takes
+	// no PDF goes as its pages, each page's name and text layer then its image, as tool.get_artifact
+	// sends them (historyimage.PagesInput says where).
+	Pages  PageRenderer
 	Logger *slog.Logger
 }
 
@@ -87,6 +92,11 @@ func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, err
 		opts.Describe = func(d historyimage.Described) string {
 			return routing.DescribeHistoryMedia(loc, d.Placeholder, d.Filename, d.MIME, d.Size)
 		}
+		if h.Pages != nil {
+			opts.Pages = func(ctx context.Context, in historyimage.PagesInput) ([]dialects.Piece, bool) {
+				return h.pages(ctx, in, caps, loc, r.ServiceID)
+			}
+		}
 	}
 	out, rep, err := historyimage.PreprocessWith(ctx, r.Messages, h.Cache, opts)
 	if err != nil {
@@ -97,6 +107,31 @@ func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, err
 		return nil, err
 	}
 	return encodePreprocess(out, rep)
+}
+
+// pages renders a kept PDF of a context for a model with caps that reads images but takes no PDF
+// (routing.RendersPages), as tool.get_artifact renders one (renderPages: the same budget, fit and
+// left-out text), in the dialect the PDF's part was written in. The introduction names the PDF by
+// its placeholder, which tool.get_history_image fetches (with pages for those left out). ok is
+// false when the PDF keeps its description: the model takes PDFs, or it could not be drawn.
+func (h *Preprocess) pages(ctx context.Context, pdf historyimage.PagesInput, caps routing.Capabilities, loc, serviceID string) ([]dialects.Piece, bool) {
+	formats := formatsFor(h.Formats, serviceID, pdf.Dialect)
+	id := strings.TrimSuffix(strings.TrimPrefix(pdf.Placeholder, "[File:"), "]")
+	in := routing.Input{ID: id, Filename: cmp.Or(pdf.Filename, id), DeclaredMIME: "application/pdf", Content: pdf.Data,
+		Capabilities: caps, Locale: loc, Formats: formats, Dialect: pdf.Dialect}
+	res := routing.Route(in)
+	if !routing.RendersPages(res, in) {
+		return nil, false
+	}
+	res, ok, err := renderPages(ctx, h.Pages, res, in, nil)
+	if err != nil || !ok || res.Routing != contracts.RoutePages {
+		return nil, false
+	}
+	intro, pages := routing.PagePieces(res, pdf.Dialect)
+	// WithPages names an artifact ("report.pdf (artifact:history_...)"); this one is fetched back by
+	// its placeholder.
+	intro = strings.Replace(intro, "(artifact:"+id+")", "("+pdf.Placeholder+")", 1)
+	return append([]dialects.Piece{{Text: intro}}, pages...), true
 }
 
 // target is the capabilities of the model the context goes to: the explicit list, else the

@@ -30,6 +30,9 @@ type mediaPart struct {
 	filename   string
 	shape      textShape
 	name       span // a Bedrock document's name (its JSON string), when it has one
+	// family is the dialect whose blocks the part is written in (contracts.Dialect*), where the
+	// part tells: what page images replacing it are written as (Options.Pages).
+	family string
 }
 
 // partClass is what a content part is, as far as preprocessing cares.
@@ -132,7 +135,7 @@ func (b rawJSON) classify(s span, path string) partInfo {
 			return refOrBad(f.fileID.ok() || f.fileURL.ok(), path, "file part has no file_data, file_id or file_url")
 		}
 		name, _ := b.str(f.filename)
-		return b.dataURLPart(f.fileData, path+".file_data", contracts.BinaryDocument, name, inputText, false)
+		return family(b.dataURLPart(f.fileData, path+".file_data", contracts.BinaryDocument, name, inputText, false), contracts.DialectOpenAIResponses)
 	case "file":
 		if f.file.ok() {
 			return b.openAIFile(f.file, path+".file")
@@ -295,7 +298,7 @@ func (b rawJSON) openAIFile(file span, path string) partInfo {
 		return refOrBad(id.ok(), path, "file part has no file_data or file_id")
 	}
 	n, _ := b.str(name)
-	return b.dataURLPart(data, path+".file_data", contracts.BinaryDocument, n, typedText, false)
+	return family(b.dataURLPart(data, path+".file_data", contracts.BinaryDocument, n, typedText, false), contracts.DialectOpenAIChat)
 }
 
 // openAIAudio reads OpenAI chat's {"input_audio":{"data","format"}}.
@@ -330,7 +333,7 @@ func (b rawJSON) anthropicSource(src span, path, kind string) partInfo {
 	if t, _ := b.str(typ); t != "base64" {
 		return partInfo{class: partRef} // url, file, text, content: no inline base64
 	}
-	return b.base64Field(data, media, path+".data", kind, "", typedText)
+	return family(b.base64Field(data, media, path+".data", kind, "", typedText), contracts.DialectAnthropic)
 }
 
 // langchainBlock reads a LangChain standard block (v0 source_type or v1 base64).
@@ -353,11 +356,11 @@ func (b rawJSON) langchainBlock(f partFields, path, kind string) partInfo {
 		if st, _ := b.str(f.sourceType); st != "base64" {
 			return partInfo{class: partRef} // url, id, text
 		}
-		return b.base64Field(f.data, f.mimeType, path+".data", kind, filename, typedText)
+		return family(b.base64Field(f.data, f.mimeType, path+".data", kind, filename, typedText), contracts.DialectLangChain)
 	case f.base64.ok():
-		return b.base64Field(f.base64, f.mimeType, path+".base64", kind, filename, typedText)
+		return family(b.base64Field(f.base64, f.mimeType, path+".base64", kind, filename, typedText), contracts.DialectLangChain)
 	case f.data.ok() && f.mimeTypeJS.ok(): // LangChain.js: {"type":"image","data":...,"mimeType":...}
-		return b.base64Field(f.data, f.mimeTypeJS, path+".data", kind, filename, typedText)
+		return family(b.base64Field(f.data, f.mimeTypeJS, path+".data", kind, filename, typedText), contracts.DialectLangChainJS)
 	case f.url.ok() || f.fileID.ok() || f.id.ok():
 		return partInfo{class: partRef}
 	}
@@ -374,7 +377,7 @@ func (b rawJSON) geminiBlob(v span, path string) partInfo {
 	if !mime.ok() {
 		mime = mimeSnake
 	}
-	return b.base64Field(data, mime, path+".data", "", "", bareText)
+	return family(b.base64Field(data, mime, path+".data", "", "", bareText), contracts.DialectGemini)
 }
 
 // bedrockBlock reads Bedrock's {"format","name","source":{"bytes"}} of an image, document or video.
@@ -393,7 +396,7 @@ func (b rawJSON) bedrockBlock(v span, path, kind string) partInfo {
 		return partInfo{class: partRef} // s3Location, text, content
 	}
 	filename, _ := b.str(name)
-	p := b.base64Field(bytes, span{}, path+".source.bytes", kind, filename, bareText)
+	p := family(b.base64Field(bytes, span{}, path+".source.bytes", kind, filename, bareText), contracts.DialectBedrockConverse)
 	if kind == contracts.BinaryDocument && b.kind(name) == '"' {
 		p.media.name = name
 	}
@@ -411,6 +414,14 @@ func (b rawJSON) base64Field(data, mime span, path, kind, filename string, shape
 		kind = k
 	}
 	return partInfo{class: partMedia, media: mediaPart{data: raw, mime: m, kind: kind, filename: filename, shape: shape}}
+}
+
+// family sets the dialect whose blocks a media part p is written in.
+func family(p partInfo, dialect string) partInfo {
+	if p.class == partMedia {
+		p.media.family = dialect
+	}
+	return p
 }
 
 // kindOfType is the kind of a LangChain or Anthropic block type.

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 	"github.com/agentworks/artifact-worker/internal/rawjson"
 )
 
@@ -78,6 +79,9 @@ type Options struct {
 	// Describe writes the text that replaces media the model cannot read; nil gives the
 	// placeholder alone.
 	Describe func(Described) string
+	// Pages, when set, answers a PDF in a kept turn (the latest, KeepTurns) that Readable rejects
+	// with its pages as images: see PagesInput. Nil: such a PDF is described (Describe).
+	Pages func(ctx context.Context, in PagesInput) (pieces []dialects.Piece, ok bool)
 	// MaxPartBytes is the largest medium, in decoded bytes, that is taken out (0: no limit); a
 	// larger part stays where it is and is reported.
 	MaxPartBytes int64
@@ -200,6 +204,7 @@ func PreprocessWith(ctx context.Context, messages json.RawMessage, cache Putter,
 	w := walk{doc: doc, opts: opts, seen: map[string]*found{}, ctx: ctx, logger: logger, rep: &rep}
 	for i := range msgs {
 		m := &msgs[i]
+		w.role = m.role
 		older := m.role != roleModel && m.role != roleSystem && m.turn <= latest-opts.KeepTurns &&
 			!(i == lastHuman && opts.KeepTurns >= 1)
 		if !older && opts.Readable == nil && !w.keepsTrack() {
@@ -299,6 +304,9 @@ type found struct {
 	bad    string // why it cannot be taken out, "" when it can
 	tried  bool   // Put was called
 	stored bool   // Put succeeded
+	// pages are its pages as images (Options.Pages), by the blocks they are written in; nil
+	// when they cannot be.
+	pages map[string]*pageParts
 }
 
 // candidate is an occurrence of a medium to replace.
@@ -314,6 +322,8 @@ type candidate struct {
 	// overLimit: taken out for a limit; overIdx is its entry in Report.OverLimits.
 	overLimit bool
 	overIdx   int
+	// pages, when set, replace the medium instead of the description (Options.Pages).
+	pages *pageParts
 }
 
 // frGroup is the parts list of a Gemini functionResponse some of whose parts are candidates.
@@ -324,6 +334,8 @@ type frGroup struct {
 	after  int    // the end of the part holding the functionResponse: where text parts go
 	texts  [][]byte
 	gone   []bool // elements replaced
+	// pages: the element is replaced by page images (texts holds their text parts, which follow)
+	pages  []*pageParts
 	edited bool
 }
 
@@ -342,6 +354,7 @@ type walk struct {
 	fixed []fixed
 	moved []bool // the kept media fitLimits took out
 	extra []edit // edits besides the candidates' (Bedrock document names)
+	role  string // the canonical role of the message being walked
 }
 
 // list scans the parts list at s. older is set in turns whose media goes; group is set inside
@@ -366,7 +379,7 @@ func (w *walk) list(s span, path string, older bool, group *frGroup, depth int) 
 					g.elems = append(g.elems, span{start, end})
 					return nil
 				})
-				g.texts, g.gone = make([][]byte, len(g.elems)), make([]bool, len(g.elems))
+				g.texts, g.gone, g.pages = make([][]byte, len(g.elems)), make([]bool, len(g.elems)), make([]*pageParts, len(g.elems))
 				w.list(p.nested, p.nestedPath, older, g, depth+1)
 			}
 		}
@@ -401,7 +414,11 @@ func (w *walk) media(part span, path string, mp mediaPart, older bool, group *fr
 		}
 		return
 	}
-	w.cands = append(w.cands, candidate{part: part, path: path, md5: id, found: f, shape: mp.shape, describe: describe, group: group, elem: elem})
+	c := candidate{part: part, path: path, md5: id, found: f, shape: mp.shape, describe: describe, group: group, elem: elem}
+	if describe && !older {
+		c.pages = w.pageParts(id, f, mp, group != nil)
+	}
+	w.cands = append(w.cands, c)
 }
 
 // check hashes a medium and checks it once per request (decoded and sniffed, or known from an
@@ -484,12 +501,22 @@ func (w *walk) edits() []edit {
 		} else {
 			st.FilesReplaced++
 		}
-		if c.describe {
+		switch {
+		case c.pages != nil:
+			st.PDFPages += c.pages.count
+		case c.describe:
 			st.MediaDescribed++
 		}
 		st.BytesRemoved += int64(len(f.part.data))
 		if g := c.group; g != nil {
 			g.texts[c.elem], g.gone[c.elem] = text, true
+			if c.pages != nil {
+				g.texts[c.elem], g.pages[c.elem] = c.pages.texts, c.pages
+			}
+			continue
+		}
+		if c.pages != nil {
+			out = append(out, edit{c.part.start, c.part.end, c.pages.parts})
 			continue
 		}
 		out = append(out, edit{c.part.start, c.part.end, textPart(c.shape, text)})
@@ -504,6 +531,15 @@ func (w *walk) edits() []edit {
 		list := []byte{'['}
 		var texts []byte
 		for k, e := range g.elems {
+			if g.gone[k] && g.pages[k] != nil {
+				texts = append(texts, ',')
+				texts = append(texts, g.texts[k]...)
+				if len(list) > 1 {
+					list = append(list, ',')
+				}
+				list = append(list, g.pages[k].images...)
+				continue
+			}
 			if g.gone[k] {
 				texts = append(texts, ',')
 				texts = append(texts, textPart(bareText, g.texts[k])...)

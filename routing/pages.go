@@ -170,6 +170,13 @@ func CompactPages(pages []int) string {
 	return b.String()
 }
 
+// PagePieces are the pieces a routing pages result (WithPages) sends in a dialect: the
+// introduction, then each page's text and image (an image the dialect does not carry is left out,
+// its text kept). context.preprocess writes a kept PDF's pages from them.
+func PagePieces(r contracts.ContentRouteResult, dialect string) (intro string, pages []dialects.Piece) {
+	return pagePieces(r, dialects.Get(dialect))
+}
+
 // pagePieces are the pieces a routing pages result sends: the introduction, then each page's text
 // and image.
 func pagePieces(r contracts.ContentRouteResult, d *dialects.Dialect) (intro string, pages []dialects.Piece) {

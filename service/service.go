@@ -389,7 +389,7 @@ func buildTenant(ctx context.Context, cfg Config, js jetstream.JetStream, store 
 	fileWritten := &handlers.FileWritten{Blobs: store, Files: files, MaxSize: cfg.MaxArtifactSize}
 	metadata := &handlers.Metadata{Artifacts: artifacts}
 	preprocess := &handlers.Preprocess{Cache: history, Capabilities: caps, Formats: formats, KeepTurns: cfg.HistoryKeepTurns, MaxPartBytes: cfg.MaxArtifactSize,
-		Known: historyimage.NewKnown(knownMedia), Logger: log}
+		Known: historyimage.NewKnown(knownMedia), Pages: renderer, Logger: log}
 	historyImage := &handlers.GetHistoryImage{Cache: history, Capabilities: caps, Formats: formats, Tokens: tokens, Pages: renderer}
 	return tenantParts{
 		claims:    claims,

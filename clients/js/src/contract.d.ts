@@ -770,6 +770,12 @@ export interface PreprocessStats {
    * within the target provider's per-request limits (over_limits says which).
    */
   media_over_limits: number;
+  /**
+   * Page images that replaced PDFs of the kept turns for a target that reads images but takes no
+   * PDF (each PDF part replaced by its pages, every page's name and text layer before its image, as
+   * tool.get_artifact sends them). Such a PDF is counted in files_replaced too.
+   */
+  pdf_pages?: number;
 }
 
 /** LeftAlonePart is a part of the context that context.preprocess looked at and left as it was. */

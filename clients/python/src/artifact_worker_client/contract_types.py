@@ -676,9 +676,7 @@ class PreprocessResult(_PreprocessResultRequired, total=False):
     over_limits: List[LeftAlonePart]
 
 
-class PreprocessStats(TypedDict):
-    """PreprocessStats reports what preprocessing removed from the context."""
-
+class _PreprocessStatsRequired(TypedDict):
     #: Image parts replaced (by a placeholder or a description).
     images_replaced: int
     #: Characters of base64 data taken out of the context.
@@ -698,6 +696,15 @@ class PreprocessStats(TypedDict):
     #: Media of the kept turns taken out (cached, replaced by their placeholder) to keep the
     #: request within the target provider's per-request limits (over_limits says which).
     media_over_limits: int
+
+
+class PreprocessStats(_PreprocessStatsRequired, total=False):
+    """PreprocessStats reports what preprocessing removed from the context."""
+
+    #: Page images that replaced PDFs of the kept turns for a target that reads images but takes no
+    #: PDF (each PDF part replaced by its pages, every page's name and text layer before its image,
+    #: as tool.get_artifact sends them). Such a PDF is counted in files_replaced too.
+    pdf_pages: int
 
 
 class LeftAlonePart(TypedDict):
