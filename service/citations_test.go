@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,15 +35,30 @@ func repoFiles(t *testing.T) []string {
 // docs/providers.md record what the code relies on of them; cite those.
 var absentDocument = regexp.MustCompile(`PROVIDERS\.md|(?i:design documents? 00[0-4])|(?i:\bthe seeds?\b|\bseed's\b)|shared/(seeds|STYLE|catalogue|vendor)`)
 
+// absentDocumentWords are what every match of absentDocument contains, lowercased: a line without
+// any of them (after lowercasing, and ſ, which (?i) folds to s, read as s) has no match, and the
+// regexp is not run on it (under -race, running it on every line of the repository took 20 s).
+var absentDocumentWords = []string{"providers.md", "design document", "seed", "shared/"}
+
+// mayCite reports whether s contains one of absentDocumentWords, without regard to case.
+func mayCite(s string) bool {
+	folded := strings.ToLower(strings.ReplaceAll(s, "ſ", "s"))
+	return slices.ContainsFunc(absentDocumentWords, func(w string) bool { return strings.Contains(folded, w) })
+}
+
 // TestNoCitationOfAbsentDocuments: no Go comment, schema, script or doc cites a document the
 // repository does not contain.
 func TestNoCitationOfAbsentDocuments(t *testing.T) {
+	t.Parallel()
 	for _, f := range repoFiles(t) {
 		b, err := os.ReadFile(filepath.Join("..", f))
-		if err != nil {
-			continue // deleted in the work tree
+		if err != nil || !mayCite(string(b)) {
+			continue // deleted in the work tree, or no line can match
 		}
 		for i, line := range strings.Split(string(b), "\n") {
+			if !mayCite(line) {
+				continue
+			}
 			if m := absentDocument.FindString(line); m != "" && f != "service/citations_test.go" {
 				t.Errorf("%s:%d cites %q, which is not in the repository (cite docs/design.md or docs/providers.md)", f, i+1, m)
 			}
