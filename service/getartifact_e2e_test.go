@@ -356,6 +356,7 @@ func TestGetArtifactErrors(t *testing.T) {
 // TestGetArtifactClaimCheck sends a 4 MB image through a 1 MiB max payload: the reply travels by
 // claim check and the client resolves it to the same bytes.
 func TestGetArtifactClaimCheck(t *testing.T) {
+	t.Parallel()
 	w := startWorker(t)
 	img := testfiles.NoisyPNG(1200, 1200)
 	if len(img) < 4<<20 {

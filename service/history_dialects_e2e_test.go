@@ -225,6 +225,7 @@ func TestPreprocessRequestLimitsE2E(t *testing.T) {
 // image that was sent, for a model whose limits take it as it is (Gemini's 3072 px); for Claude it
 // comes back fitted to Claude's limits, with imageProcessing saying so.
 func TestPreprocessScreenshotRoundTripE2E(t *testing.T) {
+	t.Parallel()
 	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = "" })
 	shots := []string{
 		base64.StdEncoding.EncodeToString(testfiles.Screenshot(1920, 1080, 101)),
@@ -255,6 +256,7 @@ func TestPreprocessOverLimitsE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 36 MB request")
 	}
+	t.Parallel() // the package's longest test (36 MB through the claim check under -race)
 	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = ""; c.MaxArtifactSize = 12 << 20 })
 	big := func(seed byte) string {
 		raw := append(testfiles.PNG(1600, 900), make([]byte, 13<<20)...) // a valid header, 13 MB
@@ -280,6 +282,7 @@ func TestPreprocessOverLimitsE2E(t *testing.T) {
 // tokens_saved_estimate follows the target's provider, and a text-only target (deepseek-chat)
 // saves tokens too.
 func TestPreprocessTokensFollowTheTargetE2E(t *testing.T) {
+	t.Parallel()
 	w := startWorker(t, func(c *service.Config) { c.LLMServicesFile = "" })
 	// Two 1920x1080 screenshots, the first taken out: what it saves depends on who reads it.
 	shots := []string{base64.StdEncoding.EncodeToString(testfiles.Screenshot(1920, 1080, 7)), base64.StdEncoding.EncodeToString(testfiles.Screenshot(1920, 1080, 8))}
