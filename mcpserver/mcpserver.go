@@ -22,6 +22,7 @@ import (
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/mediaformat"
 	"github.com/agentworks/artifact-worker/messages"
+	"github.com/agentworks/artifact-worker/pdfpages"
 	"github.com/agentworks/artifact-worker/tooldefs"
 )
 
@@ -83,6 +84,7 @@ func New(c Caller, cfg Config) *mcp.Server {
 			params = withModelArguments(params, cfg.Locale)
 			handle = h.getArtifact
 		case tooldefs.GetHistoryImage:
+			params = withPagesArgument(params, cfg.Locale)
 			handle = h.getHistoryImage
 		case tooldefs.WriteFile:
 			handle = h.writeFile
@@ -111,7 +113,32 @@ func withModelArguments(params map[string]any, locale string) map[string]any {
 		out[k] = v
 	}
 	out["properties"] = props
+	return withPagesArgument(out, locale)
+}
+
+// withPagesArgument adds the optional pages argument ("1-3,7") to a tool's parameters: the pages
+// of a PDF sent as images, for those an earlier answer left out.
+func withPagesArgument(params map[string]any, locale string) map[string]any {
+	props := map[string]any{}
+	for k, v := range params["properties"].(map[string]any) {
+		props[k] = v
+	}
+	props["pages"] = map[string]any{"type": "string", "description": messages.Text(locale, messages.PagesDescription)}
+	out := map[string]any{}
+	for k, v := range params {
+		out[k] = v
+	}
+	out["properties"] = props
 	return out
+}
+
+// checkPages is a tool error for a pages argument that is not a page selection (pdfpages.ParsePages
+// says what is wrong), before the worker is asked; nil for a good one or none.
+func checkPages(pages, locale string) *mcp.CallToolResult {
+	if _, err := pdfpages.ParsePages(pages); err != nil {
+		return toolError(messages.Format(locale, messages.InvalidArguments, "pages: "+err.Error()))
+	}
+	return nil
 }
 
 type handlers struct {
@@ -143,12 +170,16 @@ func (h *handlers) getArtifact(ctx context.Context, req *mcp.CallToolRequest) (*
 		Ref          string   `json:"ref"`
 		ServiceID    string   `json:"service_id"`
 		Capabilities []string `json:"capabilities"`
+		Pages        string   `json:"pages"`
 	}
 	if bad := decode(req, &args, h.cfg.Locale); bad != nil {
 		return bad, nil
 	}
+	if bad := checkPages(args.Pages, h.cfg.Locale); bad != nil {
+		return bad, nil
+	}
 	r := contracts.GetArtifactRequest{RequestID: requestID(), Ref: args.Ref, ServiceID: h.cfg.ServiceID,
-		Capabilities: h.cfg.Capabilities, Locale: h.cfg.Locale, Media: contracts.MediaResult}
+		Capabilities: h.cfg.Capabilities, Locale: h.cfg.Locale, Media: contracts.MediaResult, Pages: args.Pages}
 	if args.ServiceID != "" {
 		r.ServiceID, r.Capabilities = args.ServiceID, nil
 	}
@@ -225,8 +256,12 @@ func pageBlocks(ref string, pages []contracts.PageImage) ([]mcp.Content, error) 
 func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args struct {
 		ImageMD5 string `json:"image_md5"`
+		Pages    string `json:"pages"`
 	}
 	if bad := decode(req, &args, h.cfg.Locale); bad != nil {
+		return bad, nil
+	}
+	if bad := checkPages(args.Pages, h.cfg.Locale); bad != nil {
 		return bad, nil
 	}
 	var res contracts.GetHistoryImageResult
@@ -234,7 +269,7 @@ func (h *handlers) getHistoryImage(ctx context.Context, req *mcp.CallToolRequest
 	// that cannot see it); with neither the worker takes every kind as readable. Media both: a
 	// description is only in the assembly.
 	r := contracts.GetHistoryImageRequest{RequestID: requestID(), ImageMD5: args.ImageMD5, Locale: h.cfg.Locale,
-		ServiceID: h.cfg.ServiceID, Capabilities: h.cfg.Capabilities, Media: contracts.MediaBoth}
+		ServiceID: h.cfg.ServiceID, Capabilities: h.cfg.Capabilities, Media: contracts.MediaBoth, Pages: args.Pages}
 	if err := h.c.Call(ctx, contracts.SubjectGetHistoryImage, r, &res); err != nil {
 		return callError(err), nil
 	}

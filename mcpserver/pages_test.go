@@ -58,6 +58,32 @@ func TestGetArtifactPDFPagesAsImages(t *testing.T) {
 		t.Errorf("text layer missing: %.400s", texts(whole))
 	}
 
+	// The pages argument selects; a bad one is a tool error saying what is wrong, before the worker
+	// is asked; both tools declare it.
+	cs := session(t, w, cfg)
+	two := call(t, cs, "get_artifact", map[string]any{"ref": "artifact:mcp-report", "pages": "2"})
+	if got := strings.Join(pageSequence(two), "|"); two.IsError || !strings.HasSuffix(got, "|T:report.pdf, page 2 of 2|I") || strings.Contains(got, "page 1 of 2") {
+		t.Errorf("pages 2: blocks %s", got)
+	}
+	for _, bad := range []string{"5-2", "two", "0"} {
+		res := call(t, cs, "get_artifact", map[string]any{"ref": "artifact:mcp-report", "pages": bad})
+		if !res.IsError || !strings.HasPrefix(texts(res), "invalid arguments: pages: invalid page selection: ") {
+			t.Errorf("pages %q: error %v, %q", bad, res.IsError, texts(res))
+		}
+	}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name == "write_file" {
+			continue
+		}
+		if props, _ := tool.InputSchema.(map[string]any)["properties"].(map[string]any); props["pages"] == nil {
+			t.Errorf("%s declares no pages argument", tool.Name)
+		}
+	}
+
 	n := resultBytes(t, whole)
 	bound := n * 6 / 10
 	cfg.MaxResultBytes = bound
@@ -99,5 +125,9 @@ func TestGetArtifactPDFPagesAsImages(t *testing.T) {
 	hist := call(t, session(t, w, mcpserver.Config{Capabilities: []string{"text", "vision"}, Locale: "en", MaxResultBytes: -1}), "get_history_image", map[string]any{"image_md5": id})
 	if got := strings.Join(pageSequence(hist), "|"); hist.IsError || got != "T:report.pdf, page 1 of 2|I|T:report.pdf, page 2 of 2|I" {
 		t.Fatalf("history PDF %s: blocks %s", id, got)
+	}
+	hist = call(t, session(t, w, mcpserver.Config{Capabilities: []string{"text", "vision"}, Locale: "en", MaxResultBytes: -1}), "get_history_image", map[string]any{"image_md5": id, "pages": "2"})
+	if got := strings.Join(pageSequence(hist), "|"); hist.IsError || got != "T:report.pdf, page 2 of 2|I" {
+		t.Errorf("history PDF %s, pages 2: blocks %s", id, got)
 	}
 }

@@ -179,10 +179,12 @@ const (
 
 // Tool descriptions, as a model reads them (tooldefs, the MCP server).
 const (
-	GetArtifactDescription     ID = "tool.get_artifact"
-	RefDescription             ID = "tool.get_artifact.ref"
-	ServiceIDDescription       ID = "tool.get_artifact.service_id"
-	CapabilitiesDescription    ID = "tool.get_artifact.capabilities"
+	GetArtifactDescription  ID = "tool.get_artifact"
+	RefDescription          ID = "tool.get_artifact.ref"
+	ServiceIDDescription    ID = "tool.get_artifact.service_id"
+	CapabilitiesDescription ID = "tool.get_artifact.capabilities"
+	// PagesDescription: the MCP tools' optional pages argument.
+	PagesDescription           ID = "tool.pages"
 	GetHistoryImageDescription ID = "tool.get_history_image"
 	ImageMD5Description        ID = "tool.get_history_image.image_md5"
 	WriteFileDescription       ID = "tool.write_file"
@@ -379,6 +381,10 @@ var catalogue = map[ID]text{
 	CapabilitiesDescription: {
 		zh: "模型能读取的输入（可选，覆盖注册表）：text、vision、file、audio、video",
 		en: "What the model can read (optional; replaces the registry's entry): text, vision, file, audio, video",
+	},
+	PagesDescription: {
+		zh: "PDF 要发送的页（可选）：如 \"1-3,7\" 或 \"21-\"，页码从 1 开始；用于读取上次回答未包含的页",
+		en: "The PDF's pages to send (optional): such as \"1-3,7\" or \"21-\", numbered from 1; for pages an earlier answer left out",
 	},
 	GetHistoryImageDescription: {
 		zh: "获取历史对话中用户上传的图片。\n当用户询问历史图片的细节（如\"刚才那张图的右上角是什么\"）时，\n使用此工具获取图片内容进行分析。\n输入参数为图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取）。\n文档等其他文件以 [File:history_xxx] 占位符出现，同样传入其中的哈希值。",
