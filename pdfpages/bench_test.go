@@ -43,22 +43,39 @@ func BenchmarkPage(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			drawnSize(b, data, pngOnly)
 		})
 	}
 }
 
-// BenchmarkPdftoppmPage is BenchmarkPage by pdftoppm -r 150 -png (poppler-utils), the anchor the
-// renderer is compared with; skipped when pdftoppm is not installed (scripts/install-poppler.sh).
+// BenchmarkPdftoppmPage is BenchmarkPage by pdftoppm -png (poppler-utils) at the pixel size
+// BenchmarkPage draws (-scale-to-x, -scale-to-y), the anchor the renderer is compared with; skipped
+// when pdftoppm is not installed (scripts/install-poppler.sh).
 func BenchmarkPdftoppmPage(b *testing.B) {
 	for _, name := range []string{"report.pdf", "scanned.pdf", "chart.pdf"} {
 		b.Run(name, func(b *testing.B) {
+			data := testfiles.PDFFile(name)
 			in := filepath.Join(b.TempDir(), name)
-			if err := os.WriteFile(in, testfiles.PDFFile(name), 0o644); err != nil {
+			if err := os.WriteFile(in, data, 0o644); err != nil {
 				b.Fatal(err)
 			}
-			pdftoppm(b, in, 1, 1)
+			w, h := drawnSize(b, data, pngOnly)
+			pdftoppm(b, in, 1, 1, w, h)
 		})
 	}
+}
+
+// drawnSize is the pixel size the renderer draws page 1 of data at for target t.
+func drawnSize(b *testing.B, data []byte, t imaging.Target) (int, int) {
+	b.Helper()
+	sel, _ := pdfpages.ParsePages("1")
+	doc, err := pdfpagestest.Renderer(b).Render(context.Background(), data, pdfpages.Options{Pages: sel, Target: t})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := doc.Pages[0].Image.Sent
+	b.ReportMetric(float64(s.Width*s.Height)/1e6, "MP/page")
+	return s.Width, s.Height
 }
 
 // Benchmark20Pages: pages 1-20 of a 50-page document fitted to a model reading 1568 px (what a
@@ -78,12 +95,22 @@ func Benchmark20Pages(b *testing.B) {
 			b.Fatalf("%d pages, %v", len(doc.Pages), err)
 		}
 	}
+	drawnSize(b, data, claudeLike)
 }
 
-// BenchmarkPdftoppm20Pages is Benchmark20Pages by pdftoppm -r 150 -png -f 1 -l 20.
-func BenchmarkPdftoppm20Pages(b *testing.B) { pdftoppm(b, longPDF(b), 1, 20) }
+// BenchmarkPdftoppm20Pages is Benchmark20Pages by pdftoppm -png -f 1 -l 20 at the pixel size
+// Benchmark20Pages draws (every page of the document is A4).
+func BenchmarkPdftoppm20Pages(b *testing.B) {
+	data, err := os.ReadFile(longPDF(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, h := drawnSize(b, data, claudeLike)
+	pdftoppm(b, longPDF(b), 1, 20, w, h)
+}
 
-func pdftoppm(b *testing.B, in string, first, last int) {
+// pdftoppm runs pdftoppm on pages first..last of in, drawn at w x h pixels, as PNG.
+func pdftoppm(b *testing.B, in string, first, last, w, h int) {
 	b.Helper()
 	bin, err := exec.LookPath("pdftoppm")
 	if err != nil {
@@ -91,7 +118,7 @@ func pdftoppm(b *testing.B, in string, first, last int) {
 	}
 	out := filepath.Join(b.TempDir(), "page")
 	for b.Loop() {
-		cmd := exec.Command(bin, "-r", "150", "-png", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), in, out)
+		cmd := exec.Command(bin, "-png", "-scale-to-x", strconv.Itoa(w), "-scale-to-y", strconv.Itoa(h), "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), in, out)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("pdftoppm: %v: %s", err, msg)
 		}
