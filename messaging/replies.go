@@ -224,6 +224,20 @@ func recordValue(subject, requestID string, msg *nats.Msg) ([]byte, error) {
 	return append(val, '}'), nil
 }
 
+// get returns the record of key, nil when there is none.
+func (r *Replies) get(ctx context.Context, key string) (*replyRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, recordCall)
+	defer cancel()
+	e, err := r.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reply record: %w", err)
+	}
+	return parseRecord(e.Value()), nil
+}
+
 // parseRecord reads a stored value as a record; nil when it is not one (a running marker, or not
 // one of ours).
 func parseRecord(v []byte) *replyRecord {

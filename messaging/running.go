@@ -200,6 +200,12 @@ func (u *run) setRecorded() {
 	u.mu.Unlock()
 }
 
+func (u *run) isRecorded() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.recorded
+}
+
 // end stops refreshing and, when no record replaced the marker, deletes it (revision-checked), so
 // that the request runs at once when asked again.
 func (u *run) end() {

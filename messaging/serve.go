@@ -56,7 +56,14 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 			proc.recall = func(ctx context.Context, requestID string, body []byte) (bool, error) {
 				key = ReplyKey(subject, requestID, m.Metadata, body)
 				if st.run != nil && st.run.key == key {
-					return false, nil // an in-process retry: this delivery holds the claim
+					// An in-process retry: this delivery holds the claim. Its record, when an attempt
+					// stored one before failing (its reply not confirmed), answers.
+					if !st.run.isRecorded() {
+						return false, nil
+					}
+					rec, err := p.deps.Replies.get(ctx, key)
+					recalled = rec
+					return rec != nil, err
 				}
 				d := deliveryOf(m)
 				rec, run, err := p.deps.Replies.claim(ctx, key, marker{seq: d.sequence, delivery: d.count}, p.lease())
