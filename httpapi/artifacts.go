@@ -27,6 +27,9 @@ type ErrorMapper func(error) (*contracts.Error, bool)
 type Token struct {
 	Secret string
 	Scope  scope.Scope
+	// Artifacts, when not nil, is what this token reads instead of the server's (a tenant's, in a
+	// pool shared by tenants).
+	Artifacts Artifacts
 }
 
 // Auth is how the artifact endpoints authenticate and scope a request.
@@ -55,10 +58,10 @@ func (a Auth) token(header string) (Token, bool) {
 // With tokens both require "Authorization: Bearer <token>" and read within the token's scope: an id
 // outside it is answered exactly as one that does not exist (404 artifact_not_found). The id is
 // path-escaped by the client (ws: ids contain ':' which is fine; '/' never appears in a valid id).
-func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, au Auth) {
-	auth := func(endpoint string, h http.HandlerFunc) http.HandlerFunc {
+func (s *Server) HandleArtifacts(server Artifacts, mapErr ErrorMapper, au Auth) {
+	auth := func(endpoint string, h func(Artifacts, http.ResponseWriter, *http.Request)) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
-			sc := scope.Unscoped
+			sc, a := scope.Unscoped, server
 			if len(au.Tokens) > 0 {
 				t, ok := au.token(r.Header.Get("Authorization"))
 				if !ok {
@@ -67,9 +70,12 @@ func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, au Auth) {
 					return
 				}
 				sc = t.Scope
+				if t.Artifacts != nil {
+					a = t.Artifacts
+				}
 			}
 			ctx := scope.With(r.Context(), sc)
-			h(w, r.WithContext(ctx))
+			h(a, w, r.WithContext(ctx))
 			if rf := scope.Refused(ctx); rf != nil && au.Refused != nil {
 				au.Refused(ctx, endpoint, rf)
 			}
@@ -79,7 +85,7 @@ func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, au Auth) {
 		wire, transient := mapErr(err)
 		writeJSON(w, httpStatus(wire.Code, transient), wire)
 	}
-	s.mux.HandleFunc("GET /artifacts/{id}/metadata", auth(EndpointMetadata, func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc("GET /artifacts/{id}/metadata", auth(EndpointMetadata, func(a Artifacts, w http.ResponseWriter, r *http.Request) {
 		info, err := a.Info(r.Context(), r.PathValue("id"))
 		if err != nil {
 			fail(w, err)
@@ -87,7 +93,7 @@ func (s *Server) HandleArtifacts(a Artifacts, mapErr ErrorMapper, au Auth) {
 		}
 		writeJSON(w, http.StatusOK, info)
 	}))
-	s.mux.HandleFunc("GET /artifacts/{id}/content", auth(EndpointContent, func(w http.ResponseWriter, r *http.Request) {
+	s.mux.HandleFunc("GET /artifacts/{id}/content", auth(EndpointContent, func(a Artifacts, w http.ResponseWriter, r *http.Request) {
 		rc, info, err := a.Open(r.Context(), r.PathValue("id"))
 		if err != nil {
 			fail(w, err)

@@ -7,20 +7,30 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/handlers"
 	"github.com/agentworks/artifact-worker/httpapi"
 	"github.com/agentworks/artifact-worker/messaging"
 	"github.com/agentworks/artifact-worker/scope"
 )
 
+// httpToken is a bearer token of the /artifacts endpoints, with the tenant whose artifacts it reads
+// ("": the pool's own).
+type httpToken struct {
+	httpapi.Token
+	tenant string
+}
+
 // httpTokens returns the bearer tokens of the /artifacts endpoints and the scope each grants:
 // HTTP_TOKEN with HTTP_SCOPE (default "*"), then every line of HTTP_TOKENS_FILE.
-func httpTokens(c Config) ([]httpapi.Token, error) {
-	var out []httpapi.Token
+func httpTokens(c Config) ([]httpToken, error) {
+	var out []httpToken
 	if c.HTTPToken != "" {
 		sc := scope.All
 		if c.HTTPScope != "" {
@@ -29,7 +39,7 @@ func httpTokens(c Config) ([]httpapi.Token, error) {
 				return nil, fmt.Errorf("HTTP_SCOPE: %w", err)
 			}
 		}
-		out = append(out, httpapi.Token{Secret: c.HTTPToken, Scope: sc})
+		out = append(out, httpToken{Token: httpapi.Token{Secret: c.HTTPToken, Scope: sc}})
 	}
 	if c.HTTPTokensFile != "" {
 		data, err := os.ReadFile(c.HTTPTokensFile)
@@ -46,9 +56,10 @@ func httpTokens(c Config) ([]httpapi.Token, error) {
 }
 
 // parseTokens reads a tokens file: one "<token> <scope>" per line (the scope as the
-// Artifact-Worker-Scope header writes it); blank lines and lines starting with '#' are skipped.
-func parseTokens(data []byte) ([]httpapi.Token, error) {
-	var out []httpapi.Token
+// Artifact-Worker-Scope header writes it), or "<token> tenant:<name> <scope>" for a token that
+// reads tenant name's artifacts (TENANTS); blank lines and lines starting with '#' are skipped.
+func parseTokens(data []byte) ([]httpToken, error) {
+	var out []httpToken
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
@@ -70,11 +81,22 @@ func parseTokens(data []byte) ([]httpapi.Token, error) {
 			return nil, fmt.Errorf("line %d: the token is given twice", n)
 		}
 		seen[secret] = true
-		s, err := scope.Parse(strings.TrimSpace(rest))
+		rest = strings.TrimSpace(rest)
+		tenant := ""
+		if t, ok := strings.CutPrefix(rest, "tenant:"); ok {
+			tenant, rest, _ = strings.Cut(strings.Replace(t, "\t", " ", 1), " ")
+			if err := contracts.ValidateTenant(tenant); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+			if rest = strings.TrimSpace(rest); rest == "" {
+				return nil, fmt.Errorf("line %d: not \"<token> tenant:<name> <scope>\"", n)
+			}
+		}
+		s, err := scope.Parse(rest)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
-		out = append(out, httpapi.Token{Secret: secret, Scope: s})
+		out = append(out, httpToken{Token: httpapi.Token{Secret: secret, Scope: s}, tenant: tenant})
 	}
 	return out, sc.Err()
 }
@@ -89,8 +111,16 @@ func validateScopeSettings(c Config, bad func(name, format string, args ...any))
 		}
 	}
 	if c.HTTPTokensFile != "" {
-		if _, err := httpTokens(Config{HTTPTokensFile: c.HTTPTokensFile}); err != nil {
+		tokens, err := httpTokens(Config{HTTPTokensFile: c.HTTPTokensFile})
+		if err != nil {
 			bad("HTTP_TOKENS_FILE", "%v", strings.TrimPrefix(err.Error(), "HTTP_TOKENS_FILE: "))
+		}
+		tenants, _ := parseTenants(c.Tenants)
+		for _, t := range tokens {
+			if t.tenant != "" && !slices.Contains(tenants, t.tenant) {
+				bad("HTTP_TOKENS_FILE", "a token of tenant %q, which TENANTS does not list", t.tenant)
+				break
+			}
 		}
 	}
 	if c.RequireScope {
@@ -104,13 +134,23 @@ func validateScopeSettings(c Config, bad func(name, format string, args ...any))
 }
 
 // httpAuth is the /artifacts endpoints' authentication, their refusals logged and counted on
-// MetricScopeRefusals (subject: the endpoint).
-func httpAuth(c Config, meter metric.Meter, log *slog.Logger) (httpapi.Auth, error) {
+// MetricScopeRefusals (subject: the endpoint). A tenant's token reads tenants[its tenant].
+func httpAuth(c Config, meter metric.Meter, log *slog.Logger, tenants map[string]*handlers.Artifacts) (httpapi.Auth, error) {
 	tokens, err := httpTokens(c)
 	if err != nil {
 		return httpapi.Auth{}, err
 	}
-	au := httpapi.Auth{Tokens: tokens}
+	var au httpapi.Auth
+	for _, t := range tokens {
+		if t.tenant != "" {
+			a, ok := tenants[t.tenant]
+			if !ok {
+				return httpapi.Auth{}, fmt.Errorf("HTTP_TOKENS_FILE: a token of tenant %q, which TENANTS does not list", t.tenant)
+			}
+			t.Artifacts = a
+		}
+		au.Tokens = append(au.Tokens, t.Token)
+	}
 	var refusals metric.Int64Counter
 	if meter != nil {
 		if refusals, err = meter.Int64Counter(messaging.MetricScopeRefusals, metric.WithDescription(messaging.ScopeRefusalsDescription)); err != nil {

@@ -251,7 +251,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return nil
 		}},
 	})
-	auth, err := httpAuth(cfg, meter, log)
+	auth, err := httpAuth(cfg, meter, log, c.TenantArtifacts)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/service"
@@ -250,6 +251,31 @@ func BenchmarkTenantFlood(b *testing.B) {
 	acme, globex := tenantPools(b, mutate...)
 	acme.PutArtifact("doc", "text/plain", "doc.txt", []byte(strings.Repeat("ACME ", 200)))
 	globex.PutArtifact("doc", "text/plain", "doc.txt", []byte(strings.Repeat("GLOBEX ", 200)))
+	floodBench(b, acme.Conn, contracts.SubjectGetArtifact, globex.Client)
+}
+
+// BenchmarkTenantFloodOnePool is BenchmarkTenantFlood with both tenants in one worker pool
+// (TENANTS=acme,globex, the shared-pool configuration of docs/operations.md): ACME floods
+// tenant.acme.tool.get_artifact while GLOBEX calls tenant.globex.tool.get_artifact. Each tenant's
+// subjects have their own consumers and TENANT_CONCURRENCY slots (FLOOD_TENANT_CONCURRENCY sets it).
+func BenchmarkTenantFloodOnePool(b *testing.B) {
+	var mutate []func(*service.Config)
+	if n, err := strconv.Atoi(os.Getenv("FLOOD_TENANT_CONCURRENCY")); err == nil {
+		mutate = append(mutate, func(c *service.Config) { c.TenantConcurrency = n })
+	}
+	w, acme, globex := sharedPool(b, mutate...)
+	for tenant, text := range map[string]string{"acme": "ACME ", "globex": "GLOBEX "} {
+		body := strings.Repeat(text, 200)
+		if _, err := w.Store.Put(context.Background(), contracts.TenantKeys(tenant)+"artifacts/doc", strings.NewReader(body), int64(len(body)), "text/plain", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	floodBench(b, acme.nc, contracts.TenantSubject("acme", contracts.SubjectGetArtifact), globex.c)
+}
+
+// floodBench measures the p99 of calm's get_artifact calls of "doc" alone, then while flooder sends
+// 5,000 get_artifact requests of "doc" on floodSubject as fast as it can.
+func floodBench(b *testing.B, flooder *nats.Conn, floodSubject string, calm *client.Client) {
 	const calls, flood = 300, 5000
 	ctx := context.Background()
 	latencies := func() []time.Duration {
@@ -257,7 +283,7 @@ func BenchmarkTenantFlood(b *testing.B) {
 		for i := range calls {
 			start := time.Now()
 			var res contracts.GetArtifactResult
-			if err := globex.Client.Call(ctx, contracts.SubjectGetArtifact, contracts.GetArtifactRequest{RequestID: fmt.Sprintf("b-%s-%d", randomHex(6), i), Ref: "doc", ServiceID: "text-model"}, &res); err != nil {
+			if err := calm.Call(ctx, contracts.SubjectGetArtifact, contracts.GetArtifactRequest{RequestID: fmt.Sprintf("b-%s-%d", randomHex(6), i), Ref: "doc", ServiceID: "text-model"}, &res); err != nil {
 				b.Fatal(err)
 			}
 			out = append(out, time.Since(start))
@@ -273,21 +299,21 @@ func BenchmarkTenantFlood(b *testing.B) {
 		latencies() // warm up both paths
 		alone := latencies()
 
-		// ACME's flood: every request published at once (async), replies counted on one inbox.
-		inbox := nats.NewInbox()
+		// The flood: every request published at once (async), replies counted on one inbox.
+		inbox := flooder.NewInbox()
 		var answered atomic.Int64
-		sub, err := acme.Conn.Subscribe(inbox, func(*nats.Msg) { answered.Add(1) })
+		sub, err := flooder.Subscribe(inbox, func(*nats.Msg) { answered.Add(1) })
 		if err != nil {
 			b.Fatal(err)
 		}
-		js, _ := jetstream.New(acme.Conn)
+		js, _ := jetstream.New(flooder)
 		floodDone := make(chan time.Duration, 1)
 		go func() {
 			start := time.Now()
 			for i := range flood {
 				id := fmt.Sprintf("a-%s-%d", randomHex(6), i)
 				body, _ := json.Marshal(contracts.GetArtifactRequest{RequestID: id, Ref: "doc", ServiceID: "text-model"})
-				msg := &nats.Msg{Subject: contracts.SubjectGetArtifact, Data: body, Header: nats.Header{}}
+				msg := &nats.Msg{Subject: floodSubject, Data: body, Header: nats.Header{}}
 				msg.Header.Set(contracts.HeaderReplyTo, inbox)
 				msg.Header.Set(contracts.HeaderMsgID, id)
 				if _, err := js.PublishMsgAsync(msg); err != nil {

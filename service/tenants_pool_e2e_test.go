@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -90,7 +91,12 @@ func tenantCall(t *testing.T, tc *tenantConn, scope, subject string, body map[st
 // the other's subjects, bucket and the untenanted subjects, and its subscription to the other's
 // inboxes; a request whose Reply-To is the other tenant's inbox is not answered there.
 func TestTenantsInOnePool(t *testing.T) {
-	w, acme, globex := sharedPool(t)
+	acmeToken, globexToken := "acme-panel-"+randomHex(8), "globex-panel-"+randomHex(8)
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte(acmeToken+" tenant:acme *\n"+globexToken+" tenant:globex ws:team,artifact:*\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, acme, globex := sharedPool(t, func(c *service.Config) { c.HTTPTokensFile = tokens })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	put := func(key, content string) {
@@ -276,6 +282,40 @@ func TestTenantsInOnePool(t *testing.T) {
 	})
 	if m, err := spy.NextMsg(200 * time.Millisecond); err == nil {
 		t.Fatalf("ACME's inbox got GLOBEX's reply: %s", m.Data)
+	}
+
+	// The chat panel's endpoints: a tenant's token reads its tenant's artifacts only.
+	get := func(token, path string) (int, string) {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+w.Svc.HTTPAddr()+"/artifacts/"+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range []struct{ token, path, want string }{
+		{acmeToken, "report/content", "ACME's report"}, {globexToken, "report/content", "GLOBEX's report"},
+		{acmeToken, plan + "/content", "# ACME's plan"}, {globexToken, plan + "/content", "# GLOBEX's plan"},
+	} {
+		if code, got := get(c.token, c.path); code != http.StatusOK || got != c.want {
+			t.Errorf("GET %s: %d %q, want %q", c.path, code, got, c.want)
+		}
+	}
+	for _, endpoint := range []string{"content", "metadata"} {
+		code, missing := get(globexToken, nobody+"/"+endpoint)
+		if code != http.StatusNotFound {
+			t.Fatalf("GET %s/%s: %d %s", nobody, endpoint, code, missing)
+		}
+		for _, ref := range []string{"acme-only", "pool-only"} {
+			code, got := get(globexToken, ref+"/"+endpoint)
+			same("HTTP "+endpoint+" of "+ref+" with GLOBEX's token", fmt.Sprint(code, got), ref, fmt.Sprint(http.StatusNotFound, missing), nobody)
+		}
+		code, got := get(globexToken, acmeFile+"/"+endpoint)
+		_, wsMissing := get(globexToken, wsNobody+"/"+endpoint)
+		same("HTTP "+endpoint+" of ACME's workspace file with GLOBEX's token", fmt.Sprint(code, got), acmeFile, fmt.Sprint(http.StatusNotFound, wsMissing), wsNobody)
 	}
 
 	// The tenant is a label value of the subject only, from TENANTS.

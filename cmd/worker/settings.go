@@ -88,7 +88,7 @@ var settings = []setting{
 	{"HTTP_ADDR", "listen address for /healthz, /readyz, /metrics and /artifacts", str(func(c *service.Config) *string { return &c.HTTPAddr })},
 	{"HTTP_TOKEN", "bearer token required by /artifacts endpoints", str(func(c *service.Config) *string { return &c.HTTPToken })},
 	{"HTTP_SCOPE", "scope of /artifacts requests made with HTTP_TOKEN (Artifact-Worker-Scope grammar; default *)", str(func(c *service.Config) *string { return &c.HTTPScope })},
-	{"HTTP_TOKENS_FILE", "file of /artifacts bearer tokens, one \"<token> <scope>\" per line", str(func(c *service.Config) *string { return &c.HTTPTokensFile })},
+	{"HTTP_TOKENS_FILE", "file of /artifacts bearer tokens, one \"<token> <scope>\" (or \"<token> tenant:<name> <scope>\") per line", str(func(c *service.Config) *string { return &c.HTTPTokensFile })},
 	{"REQUIRE_SCOPE", "answer NATS requests without the Artifact-Worker-Scope header invalid_request; every /artifacts token needs a scope", boolean(func(c *service.Config) *bool { return &c.RequireScope })},
 	{"TENANTS", "comma-separated tenants this pool also serves, each on its own subjects tenant.<name>.<subject>, keys and buckets (the NATS server's permissions decide who publishes there)", str(func(c *service.Config) *string { return &c.Tenants })},
 	{"TENANT_CONCURRENCY", "requests per subject one replica handles at once for each tenant of TENANTS", integer(func(c *service.Config) *int { return &c.TenantConcurrency })},

@@ -24,6 +24,15 @@ export const STREAM = "WORKER_REQUESTS";
 /** The worker's claim-check Object Store bucket. */
 export const CLAIM_CHECK_BUCKET = "WORKER_CLAIMS";
 
+/** Starts a tenant's request subjects in a shared pool: tenant.<tenant>.<subject> (contracts/README.md, "Tenants"). */
+export const TENANT_SUBJECT_PREFIX = "tenant.";
+
+/** A tenant's callers use the inbox prefix _INBOX.<tenant>; the worker answers a tenant's requests only under it. */
+export const TENANT_INBOX_PREFIX = "_INBOX.";
+
+/** A tenant's claim-check bucket is this prefix followed by the tenant: WORKER_CLAIMS_<tenant>. */
+export const TENANT_CLAIM_CHECK_BUCKET_PREFIX = "WORKER_CLAIMS_";
+
 /** Request header naming the inbox the reply goes to. */
 export const HEADER_REPLY_TO = "Reply-To";
 

@@ -27,6 +27,15 @@ STREAM = "WORKER_REQUESTS"
 #: The worker's claim-check Object Store bucket.
 CLAIM_CHECK_BUCKET = "WORKER_CLAIMS"
 
+#: Starts a tenant's request subjects in a shared pool: tenant.<tenant>.<subject> (contracts/README.md, "Tenants").
+TENANT_SUBJECT_PREFIX = "tenant."
+
+#: A tenant's callers use the inbox prefix _INBOX.<tenant>; the worker answers a tenant's requests only under it.
+TENANT_INBOX_PREFIX = "_INBOX."
+
+#: A tenant's claim-check bucket is this prefix followed by the tenant: WORKER_CLAIMS_<tenant>.
+TENANT_CLAIM_CHECK_BUCKET_PREFIX = "WORKER_CLAIMS_"
+
 #: Request header naming the inbox the reply goes to.
 HEADER_REPLY_TO = "Reply-To"
 
