@@ -302,10 +302,16 @@ func (c *Client) store(ctx context.Context, subject, requestID string, hdr nats.
 func transient(err error) bool {
 	var api *jetstream.APIError
 	if errors.As(err, &api) {
-		return api.Code == 503 // JetStream temporarily unavailable
+		// JetStream temporarily unavailable, or an earlier attempt with the same Nats-Msg-Id still
+		// being stored (409, err_code 10158, as while a stream's leader waits for its quorum).
+		return api.Code == 503 || api.ErrorCode == errCodeDuplicateInProcess
 	}
 	return !errors.Is(err, nats.ErrConnectionClosed) && !errors.Is(err, nats.ErrBadSubject) && !errors.Is(err, nats.ErrMaxPayload)
 }
+
+// errCodeDuplicateInProcess is nats-server's JSStreamDuplicateMessageConflict ("duplicate message id
+// is in process"): a publish whose Nats-Msg-Id an earlier one, not yet stored, carries.
+const errCodeDuplicateInProcess jetstream.ErrorCode = 10158
 
 // Call marshals req, sends it, and decodes the reply's result into result (which may be nil). A
 // reply with ok=false is returned as a *contracts.Error.

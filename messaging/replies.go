@@ -172,8 +172,9 @@ func (r *Replies) start(key, subject, requestID string, msg *nats.Msg) (wait fun
 		// A record the stream did not acknowledge (its leader killed, a new one being elected) is
 		// written again, with back-off, within the delivery's budget: without it, the request would run
 		// again when asked again or redelivered. Writing it twice is harmless (the same key and value).
-		// Only an unanswered write is tried again: a full bucket's refusal stays one.
-		for attempt := 0; quorum.Unanswered(err) && attempt < recordRetries && ctx.Err() == nil; attempt++ {
+		// Only an unanswered write, or one cut short by a reconnect (the connection moving off a
+		// server cut from its cluster), is tried again: a full bucket's refusal stays one.
+		for attempt := 0; recordAgain(err) && attempt < recordRetries && ctx.Err() == nil; attempt++ {
 			if recordBackoff.Sleep(ctx, attempt) != nil {
 				break
 			}
@@ -183,6 +184,12 @@ func (r *Replies) start(key, subject, requestID string, msg *nats.Msg) (wait fun
 		}
 		return err
 	}
+}
+
+// recordAgain reports whether a record write that failed with err may succeed when written again:
+// JetStream did not answer, or the connection was reconnecting.
+func recordAgain(err error) bool {
+	return quorum.Unanswered(err) || errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrConnectionReconnecting)
 }
 
 // recordRetries and recordBackoff: a record not acknowledged is written again up to 5 times, 0.2 s

@@ -28,6 +28,10 @@ const DefaultAfter = 4 * time.Second
 // errCodeStoreFailed is nats-server's JSStreamStoreFailedF: a write the stream's store refused.
 const errCodeStoreFailed jetstream.ErrorCode = 10077
 
+// errCodeDuplicateInProcess is nats-server's JSStreamDuplicateMessageConflict ("duplicate message id
+// is in process").
+const errCodeDuplicateInProcess jetstream.ErrorCode = 10158
+
 // Unanswered reports whether err means JetStream did not answer at all (a timeout, no responders),
 // as when the server cannot reach the stream's leader or quorum; an answer, even an error one (not
 // found, a refused write), means it did.
@@ -38,11 +42,14 @@ func Unanswered(err error) bool {
 	var api *jetstream.APIError
 	if errors.As(err, &api) {
 		// 503 is JetStream temporarily unavailable (no leader, no quorum), but also a write a full
-		// stream refused (err_code 10077, "maximum bytes exceeded"): an answer.
-		return api.Code == 503 && api.ErrorCode != errCodeStoreFailed
+		// stream refused (err_code 10077, "maximum bytes exceeded"): an answer. A write whose
+		// Nats-Msg-Id an earlier write still being stored carries (409, err_code 10158) waits for
+		// that one's quorum: a stream leader cut off from its cluster answers so until it steps down.
+		return api.Code == 503 && api.ErrorCode != errCodeStoreFailed || api.ErrorCode == errCodeDuplicateInProcess
 	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
-		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, jetstream.ErrNoHeartbeat)
+		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, jetstream.ErrNoHeartbeat) ||
+		errors.Is(err, jetstream.ErrAsyncPublishTimeout) // an asynchronous publish's ack that never came
 }
 
 // Tracker counts how long JetStream has gone unanswered on one connection, from the outcomes of

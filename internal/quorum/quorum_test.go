@@ -31,7 +31,9 @@ func TestTrackerReconnectsAfterUnansweredCalls(t *testing.T) {
 		t.Fatalf("%d reconnects after calls answered in between, want 0", n)
 	}
 	full := &jetstream.APIError{Code: 503, ErrorCode: 10077, Description: "maximum bytes exceeded"}
-	if !quorum.Unanswered(nats.ErrNoResponders) || quorum.Unanswered(answer) || !quorum.Unanswered(&jetstream.APIError{Code: 503}) || quorum.Unanswered(full) {
+	inProcess := &jetstream.APIError{Code: 409, ErrorCode: 10158, Description: "duplicate message id is in process"}
+	if !quorum.Unanswered(nats.ErrNoResponders) || quorum.Unanswered(answer) || !quorum.Unanswered(&jetstream.APIError{Code: 503}) || quorum.Unanswered(full) ||
+		!quorum.Unanswered(inProcess) || !quorum.Unanswered(jetstream.ErrAsyncPublishTimeout) {
 		t.Fatal("Unanswered misclassifies")
 	}
 	start := time.Now()
