@@ -99,6 +99,12 @@ export interface ClientOptions {
   storeAttemptTimeout?: number;
   /** Artifact-Worker-Scope of every call that gives none: what the calls may read, e.g. "ws:team-a". */
   scope?: string;
+  /**
+   * Milliseconds JetStream may go unanswered (timeouts, no responders, 503) through the connection's
+   * server while the connection is up before the client reconnects it to another server of the
+   * cluster: a server cut off from its cluster (4 000; negative: never). The Go client's SetSwitchAfter.
+   */
+  switchAfter?: number;
 }
 
 export declare function newRequestId(): string;

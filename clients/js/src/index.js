@@ -26,6 +26,24 @@ const RECONNECT_CHECK_MS = 500;
  * reply dropped between two servers leaves no trace on this connection.
  */
 const REPLY_QUIET_MS = 5_000;
+/**
+ * Milliseconds JetStream may go unanswered (timeouts, no responders, 503) through the connection's
+ * server, while the connection is up, before the client reconnects it to another server of the
+ * cluster: a server cut off from the rest of its cluster keeps its clients connected while nothing
+ * they store or ask reaches the streams (the Go client's SetSwitchAfter, the worker's
+ * NATS_SWITCH_AFTER).
+ */
+const SWITCH_AFTER_MS = 4_000;
+/** How long a call waits for its reply before it proves that JetStream answers through its server. */
+const PROBE_AFTER_MS = 2_000;
+/** nats-server's error code of a write a stream's store refused (a full bucket): an answer. */
+const ERR_CODE_STORE_FAILED = 10077;
+/**
+ * nats-server's error code of a publish whose Nats-Msg-Id an earlier publish, not yet stored,
+ * carries (409, "duplicate message id is in process"): tried again, and unanswered (a stream leader
+ * cut off from its cluster answers so until it steps down).
+ */
+const ERR_CODE_DUPLICATE_IN_PROCESS = 10158;
 
 const CLAIM_TTL_NS = 3600 * 1e9;
 
@@ -133,10 +151,12 @@ const dec = new TextDecoder();
 export class WorkerClient {
   /**
    * @param {import("@nats-io/transport-node").NatsConnection} nc
-   * @param {{timeout?: number, storeAttemptTimeout?: number, scope?: string}} [opts] timeout: default milliseconds a
+   * @param {{timeout?: number, storeAttemptTimeout?: number, scope?: string, switchAfter?: number}} [opts] timeout: default milliseconds a
    *   call waits (60 000); storeAttemptTimeout: milliseconds one attempt at storing a request waits
    *   for JetStream's acknowledgement before it is tried again (3 000); scope: the
-   *   Artifact-Worker-Scope of every call that does not give its own
+   *   Artifact-Worker-Scope of every call that does not give its own; switchAfter: milliseconds
+   *   JetStream may go unanswered through the connection's server while the connection is up
+   *   before the client reconnects it to another server of the cluster (4 000; negative: never)
    */
   constructor(nc, opts = {}) {
     this.nc = nc;
@@ -161,15 +181,43 @@ export class WorkerClient {
     });
     /** Reconnects of nc seen so far (a call asks again after one: a reply sent meanwhile is lost). */
     this.reconnects = 0;
+    /** Whether nc is connected (nats.js says so only through its status events). */
+    this.connected = true;
     (async () => {
-      for await (const st of nc.status()) if (st.type === "reconnect") this.reconnects++;
+      for await (const st of nc.status()) {
+        if (st.type === "reconnect") {
+          this.reconnects++;
+          this.connected = true;
+          this.leaving = "";
+        } else if (st.type === "disconnect") {
+          this.connected = false;
+        }
+      }
     })().catch(() => {});
+    // Moves the connection to another server when JetStream stops answering through its server
+    // while the connection is up (a server cut off from its cluster).
+    /** The server ("host:port") a move off a cut-off server leaves, until the reconnect ("": none). */
+    this.leaving = "";
+    this.quorum = new QuorumTracker(() => this.connected && !nc.isClosed(), () => {
+      this.leaving = nc.getServer();
+      return nc.reconnect();
+    }, opts.switchAfter ?? SWITCH_AFTER_MS);
   }
 
-  /** Connects to NATS (options as for nats.js `connect`, e.g. `{servers: "nats://127.0.0.1:4222"}`). */
+  /**
+   * Connects to NATS (options as for nats.js `connect`, e.g. `{servers: "nats://127.0.0.1:4222"}`).
+   * A move off a server cut from its cluster goes to another server of the list: nats.js would
+   * otherwise dial the one it first connected to again (its first server pick does not rotate the
+   * list), and the move would take switchAfter once more. A `reconnectToServer` given is asked first.
+   */
   static async connect(connectOptions = {}, opts = {}) {
-    const nc = await connect({ name: "artifact-worker-js", ...connectOptions });
-    const c = new WorkerClient(nc, opts);
+    let c;
+    const own = connectOptions.reconnectToServer;
+    const nc = await connect({
+      name: "artifact-worker-js", ...connectOptions,
+      reconnectToServer: (pool, info) => own?.(pool, info) ?? c?.elsewhere(pool) ?? null,
+    });
+    c = new WorkerClient(nc, opts);
     c.ownsConnection = true;
     return c;
   }
@@ -182,6 +230,12 @@ export class WorkerClient {
     const n = this.nc.info?.max_payload;
     if (n) this.lastMaxPayload = n;
     return this.lastMaxPayload ?? 1024 * 1024;
+  }
+
+  /** The server of pool to dial on a move off a cut-off server, when nats.js would pick the one left (null: nats.js's pick). */
+  elsewhere(pool) {
+    if (!this.leaving || pool.length < 2 || pool[0].listen !== this.leaving) return null;
+    return pool.find((s) => s.listen !== this.leaving) ?? null;
   }
 
   /** Removes the reply subscription, and closes the connection if this client opened it. */
@@ -270,7 +324,16 @@ export class WorkerClient {
         h.set(HEADER_CLAIM_CHECK, name);
         data = new Uint8Array(0);
       }
-      return store.run((ms) => this.js.publish(subject, data, { headers: h, timeout: ms }));
+      return store.run(async (ms) => {
+        try {
+          const ack = await this.js.publish(subject, data, { headers: h, timeout: ms });
+          this.quorum.report();
+          return ack;
+        } catch (err) {
+          if (Date.now() < deadline) this.quorum.report(err);
+          throw err;
+        }
+      });
     };
     try {
       let reconnects = this.reconnects;
@@ -279,10 +342,14 @@ export class WorkerClient {
       // lost: it is stored, and its reply comes to this inbox.
       if (ack.duplicate && store.attempts === 1) throw new DuplicateRequestError(subject, requestId);
       let quiet = REPLY_QUIET_MS;
-      let askAt = Date.now() + quiet;
+      let sent = Date.now();
+      let askAt = sent + quiet;
       for (let asked = 0; ;) {
         const msg = await within(reply, Math.min(RECONNECT_CHECK_MS, deadline - Date.now()));
-        if (msg) return await this.resolve(msg);
+        if (msg) {
+          this.quorum.report();
+          return await this.resolve(msg);
+        }
         if (Date.now() >= deadline) {
           throw new WorkerTimeoutError({ subject, requestId, timeoutMs, stage: "reply", streamSeq: ack.seq, attempts: store.attempts });
         }
@@ -294,21 +361,35 @@ export class WorkerClient {
         // An overdue reply is asked for only once the worker's consumer saw the request (the last
         // one asked) answered: asking again for one queued behind a backlog, or still being worked
         // on, would only add work.
+        // A reply slow to come may mean the connection's server is cut off from its cluster: prove
+        // that JetStream answers through it (at most once a second per client); the quorum tracker
+        // moves the connection to another server when it does not for switchAfter.
+        if (Date.now() - sent >= PROBE_AFTER_MS && Date.now() - this.quorum.last >= 1000 && this.connected) {
+          await this.answered(ack.stream, subject, ack.seq);
+        }
+        const n = this.reconnects;
         const overdue = Date.now() >= askAt;
         if (overdue) {
           quiet *= 2;
           askAt = Date.now() + quiet;
         }
-        if (!requestId || this.nc.isClosed()) continue;
-        if (this.reconnects !== reconnects || (overdue && await this.answered(ack.stream, subject, ack.seq))) {
-          reconnects = this.reconnects;
+        if (!requestId || this.nc.isClosed() || !this.connected) continue;
+        // After a reconnect too, the request is asked again only once the worker answered it: one
+        // still being worked on (a failover slows it) would run a second time alongside, before
+        // its reply is recorded; its reply comes to the reply subscription, which nats.js
+        // subscribed again on the new server. Until then every check looks again.
+        if ((n !== reconnects || overdue) && await this.answered(ack.stream, subject, ack.seq)) {
+          reconnects = n;
           asked++;
           // Storing it again may run into the deadline: the stored request is then what the
           // caller hears about (the reply timeout above), not this attempt.
           const stored = await storeRequest(`${requestId}.again-${asked}`).catch((err) => {
             if (Date.now() < deadline) throw err;
           });
-          if (stored) ack = stored;
+          if (stored) {
+            ack = stored;
+            sent = Date.now();
+          }
         }
       }
     } finally {
@@ -340,9 +421,12 @@ export class WorkerClient {
    */
   async answered(stream, subject, seq) {
     try {
-      const info = await (await this.jsm()).consumers.info(stream, "worker_" + subject.replaceAll(".", "_"));
+      const info = await bounded((await this.jsm()).consumers.info(stream, "worker_" + subject.replaceAll(".", "_")), this.storeAttemptTimeout);
+      this.quorum.report();
       return info.ack_floor.stream_seq >= seq;
-    } catch {
+    } catch (err) {
+      // A caller not allowed to read the consumer gets no answer either: that is not a lost quorum.
+      if (!isPermissionError(err)) this.quorum.report(err);
       return false;
     }
   }
@@ -447,10 +531,63 @@ class StoreRetry {
   }
 }
 
+/**
+ * QuorumTracker counts how long JetStream has gone unanswered through the connection's server, from
+ * the outcomes of the calls reported to it, and reconnects the connection to another server (nats.js
+ * `reconnect()`, which dials the next server of the pool) once that lasted switchAfter while the
+ * connection was up, as the Go client's (internal/quorum). An answer, even an error one (not
+ * found, a refused write), starts the count again; an error that says nothing about the server
+ * (a closed connection) is ignored.
+ */
+class QuorumTracker {
+  constructor(connected, reconnect, afterMs) {
+    Object.assign(this, { connected, reconnect, afterMs });
+    this.since = 0; // the first unanswered call since the last answer; 0 while JetStream answers
+    this.last = 0; // when the last call was reported
+  }
+
+  /** Reports one JetStream call's outcome: no error (an answer) or its error. */
+  report(err) {
+    const now = Date.now();
+    const unanswered = err !== undefined && isUnanswered(err);
+    if (err !== undefined && !unanswered && !isApiError(err)) return;
+    this.last = now;
+    if (!unanswered || !this.connected()) {
+      this.since = 0;
+      return;
+    }
+    if (this.since === 0) this.since = now;
+    if (this.afterMs > 0 && now - this.since >= this.afterMs) {
+      this.since = 0;
+      this.reconnect().catch(() => {});
+    }
+  }
+}
+
+// isUnanswered: JetStream did not answer at all (a timeout, no responders, 503 unavailable), as when
+// the server cannot reach the stream's leader or quorum; a 503 of a store that refused the write (a
+// full bucket) is an answer.
+function isUnanswered(err) {
+  if (isNoResponders(err)) return true;
+  if (isApiError(err)) return (err.status === 503 && err.code !== ERR_CODE_STORE_FAILED) || err.code === ERR_CODE_DUPLICATE_IN_PROCESS;
+  return isTimeout(err);
+}
+
+// isApiError: an answer of JetStream's API (JetStreamApiError or one of its kinds: not found, ...).
+function isApiError(err) {
+  return typeof err?.apiError === "function";
+}
+
+// isPermissionError: the server refused the call's subject to this connection.
+function isPermissionError(err) {
+  return err?.name === "PermissionViolationError" || err?.cause?.name === "PermissionViolationError" || /permissions violation/i.test(err?.message ?? "");
+}
+
 // isTransient: a failure to store that may pass (a stream leader being elected, a reconnect): no
-// acknowledgement in time, no responders, or JetStream's "unavailable" (status 503).
+// acknowledgement in time, no responders, JetStream's "unavailable" (status 503), or an earlier
+// attempt of the same request still being stored (409, err_code 10158).
 function isTransient(err) {
-  return isTimeout(err) || isNoResponders(err) || (err?.name === "JetStreamApiError" && err.status === 503);
+  return isTimeout(err) || isNoResponders(err) || (isApiError(err) && (err.status === 503 || err.code === ERR_CODE_DUPLICATE_IN_PROCESS));
 }
 
 // isTimeout recognises nats.js's own timeout (TimeoutError: a request, here JetStream's publish

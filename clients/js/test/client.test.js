@@ -156,28 +156,6 @@ test("a duplicate on a later attempt is this call's own earlier attempt: its rep
   assert.equal(attempts.length, 2);
 });
 
-test("after a reconnect, a call waiting for its reply asks again under a new Nats-Msg-Id (a reply sent meanwhile is lost)", async (t) => {
-  const c = new WorkerClient(client.nc);
-  const subject = "jstest.again." + randomId("a").toLowerCase();
-  const seen = [];
-  const sub = client.nc.subscribe(subject, {
-    callback: (_err, m) => {
-      const id = m.headers.get("Nats-Msg-Id");
-      seen.push([id, m.headers.get("Artifact-Worker-Deadline")]);
-      m.respond(JSON.stringify({ stream: "STANDIN", seq: seen.length }));
-      // The first reply is "lost": only the request asked again is answered.
-      if (id.endsWith(".again-1")) client.nc.publish(m.headers.get("Reply-To"), JSON.stringify({ request_id: "r-again", ok: true, result: { asked: id } }));
-    },
-  });
-  t.after(() => sub.unsubscribe());
-  const call = c.call(subject, { request_id: "r-again", ref: "x" }, { timeout: 10_000 });
-  while (seen.length === 0) await new Promise((r) => setTimeout(r, 20));
-  c.reconnects++; // what the client's status watcher counts when nats.js reports a reconnect
-  assert.deepEqual(await call, { asked: "r-again.again-1" });
-  assert.deepEqual(seen.map(([id]) => id), ["r-again", "r-again.again-1"]);
-  assert.equal(seen[1][1], seen[0][1], "asked again with the same deadline");
-});
-
 // A stream of its own capturing a fresh subject, with the worker's consumer of that subject (the
 // client reads its delivered sequence before asking again for an overdue reply).
 async function standInStream(prefix) {
@@ -211,14 +189,43 @@ test("a call whose reply is overdue asks again under a new Nats-Msg-Id once the 
   assert.deepEqual(seen, ["r-overdue", "r-overdue.again-1"]);
 });
 
-test("a call whose request is not answered yet (taken, still being worked on) is not asked again when its reply is overdue", async (t) => {
+test("after a reconnect, a call asks again under a new Nats-Msg-Id once the worker's consumer saw the request answered (a reply sent meanwhile is lost)", async (t) => {
+  const c = new WorkerClient(client.nc);
+  const s = await standInStream("again");
+  t.after(s.remove);
+  // A stand-in worker: it answers the first delivery (acks it) but the reply is lost, as one
+  // published while the caller's connection reconnected; the request asked again is answered.
+  const seen = [];
+  const messages = await (await client.js.consumers.get(s.stream, s.consumer)).consume();
+  t.after(() => messages.stop());
+  (async () => {
+    for await (const m of messages) {
+      const id = m.headers.get("Nats-Msg-Id");
+      seen.push([id, m.headers.get("Artifact-Worker-Deadline")]);
+      if (id.endsWith(".again-1")) client.nc.publish(m.headers.get("Reply-To"), JSON.stringify({ request_id: "r-again", ok: true, result: { asked: id } }));
+      await m.ackAck();
+    }
+  })();
+  const start = Date.now();
+  const call = c.call(s.subject, { request_id: "r-again", ref: "x" }, { timeout: 20_000 });
+  while (seen.length === 0) await new Promise((r) => setTimeout(r, 20));
+  c.reconnects++; // what the client's status watcher counts when nats.js reports a reconnect
+  assert.deepEqual(await call, { asked: "r-again.again-1" });
+  assert.ok(Date.now() - start < 4_000, `asked again ${Date.now() - start} ms after the call, not at once after the reconnect`);
+  assert.deepEqual(seen.map(([id]) => id), ["r-again", "r-again.again-1"]);
+  assert.equal(seen[1][1], seen[0][1], "asked again with the same deadline");
+});
+
+test("a call whose request is not answered yet (taken, still being worked on) is not asked again when its reply is overdue, nor after a reconnect", async (t) => {
   const c = new WorkerClient(client.nc);
   const s = await standInStream("working");
   t.after(s.remove);
   // A worker that takes the request and never finishes it.
   const taken = (await client.js.consumers.get(s.stream, s.consumer)).next({ expires: 5000 });
-  await assert.rejects(c.call(s.subject, { request_id: "r-queued", ref: "x" }, { timeout: 12_000 }), (err) => err instanceof WorkerTimeoutError);
+  const call = c.call(s.subject, { request_id: "r-queued", ref: "x" }, { timeout: 12_000 });
   assert.ok(await taken, "the stand-in worker took no request");
+  c.reconnects++; // a reconnect while the request is worked on: asking again would run it twice
+  await assert.rejects(call, (err) => err instanceof WorkerTimeoutError);
   assert.equal((await s.jsm.streams.info(s.stream)).state.messages, 1, "a request not answered was asked again");
 });
 
@@ -311,4 +318,31 @@ test("a scope (client option or per call) makes the worker answer another worksp
   assert.equal((await scoped.getArtifact({ ref: other.artifactId, service_id: "deepseek-chat" }, { scope: `ws:${theirs}` })).content, "# " + theirs);
   const { callTool } = await import("../src/tools.js");
   await assert.rejects(callTool(client, "get_artifact", { ref: other.artifactId }, { scope: `ws:${mine}` }), notFound(other.artifactId));
+});
+
+// A server where JetStream does not answer for the worker's streams (integration/js_test.go starts
+// one beside the worker's: JetStream on, no stream), standing in for a server cut off from its
+// cluster: the client's connection is up, every attempt at storing goes unanswered (no responders).
+const cutOffURL = process.env.NATS_URL_CUT_OFF;
+
+test("a client on a server where JetStream goes unanswered for switchAfter reconnects to another server and is answered there", { skip: !cutOffURL && "NATS_URL_CUT_OFF is not set" }, async () => {
+  const c = await WorkerClient.connect({ servers: [cutOffURL, natsURL], noRandomize: true, reconnectTimeWait: 100 }, { switchAfter: 1000 });
+  try {
+    const start = Date.now();
+    const written = await c.fileWritten({ workspace_id: randomId("js"), path: "moved.md", mime_type: "text/markdown", content: "moved" }, { timeout: 15_000 });
+    assert.equal(written.ok, true);
+    assert.equal(c.reconnects, 1, "one reconnect, to the server where JetStream answers");
+    assert.ok(Date.now() - start >= 1000, `answered after ${Date.now() - start} ms, before switchAfter`);
+  } finally {
+    await c.close();
+  }
+  // switchAfter negative: the client stays, and the call times out storing.
+  const stay = await WorkerClient.connect({ servers: [cutOffURL, natsURL], noRandomize: true, reconnectTimeWait: 100 }, { switchAfter: -1 });
+  try {
+    await assert.rejects(stay.fileWritten({ workspace_id: randomId("js"), path: "stayed.md", mime_type: "text/markdown", content: "x" }, { timeout: 2_500 }),
+      (err) => err instanceof WorkerTimeoutError && err.stage === "store");
+    assert.equal(stay.reconnects, 0);
+  } finally {
+    await stay.close();
+  }
 });
