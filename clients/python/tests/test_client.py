@@ -4,6 +4,7 @@ both transports: requests stored in JetStream by the client, and plain requests 
 import asyncio
 import base64
 import json
+import os
 import time
 import unittest
 import unittest.mock
@@ -302,30 +303,63 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         return seen, subject, sub
 
     async def test_a_reply_lost_in_a_reconnect_is_asked_for_again(self):
-        # The stand-in stores the first request, then the caller's connection drops (its server
-        # failing over) before the reply: the client asks again with a new Nats-Msg-Id and gets
-        # the reply.
+        # A stand-in worker on the stream's consumer answers (acks) the first request, then the
+        # caller's connection drops (its server failing over) before the reply: once the
+        # consumer's ack floor shows the request answered, the client asks again with a new
+        # Nats-Msg-Id and gets the reply. On the plain path (no sequence learnt) the consumer
+        # check is stood in for: "nothing waits".
         proxy = _env.Proxy()
         nc = await nats.connect(await proxy.start(), reconnect_time_wait=0.1, max_reconnect_attempts=-1, error_cb=_env.ignore)
+        js = self.nc.jetstream()
+        subject, stream, consumer = await self._stand_in_stream("again")
+        seen = []
+        sub = await js.pull_subscribe_bind(consumer, stream=stream)
+        stop = asyncio.Event()
 
-        async def drop():
-            await asyncio.sleep(0.3)
-            proxy.drop()
+        async def work():
+            while not stop.is_set():
+                try:
+                    for m in await sub.fetch(1, timeout=0.5):
+                        seen.append(dict(m.headers))
+                        await m.ack_sync()
+                        if len(seen) == 1:
+                            proxy.drop()  # the reply is lost in the reconnect
+                        else:
+                            await self.nc.publish(m.headers["Reply-To"], json.dumps({"request_id": "r-again", "ok": True, "result": {"n": len(seen)}}).encode())
+                except nats.errors.TimeoutError:
+                    pass
 
+        worker = asyncio.create_task(work())
         try:
-            for transport in TRANSPORTS:
-                with self.subTest(transport):
-                    seen, subject, sub = await self._first_reply_lost(transport, "r-again", drop)
-                    connections = proxy.connections
-                    try:
-                        res = await WorkerClient(nc, transport=transport).call(subject, {"request_id": "r-again"}, timeout=30)
-                    finally:
-                        await sub.unsubscribe()
-                    self.assertEqual(res, {"n": 2})
-                    self.assertGreater(proxy.connections, connections, "the client did not reconnect")
-                    self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-again", "r-again.again-1"])
-                    self.assertEqual(seen[0][HEADER_DEADLINE], seen[1][HEADER_DEADLINE])
+            connections = proxy.connections
+            start = time.monotonic()
+            res = await WorkerClient(nc).call(subject, {"request_id": "r-again"}, timeout=30)
+            self.assertEqual(res, {"n": 2})
+            self.assertLess(time.monotonic() - start, client_module.REPLY_QUIET, "asked again when overdue, not after the reconnect")
+            self.assertGreater(proxy.connections, connections, "the client did not reconnect")
+            self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-again", "r-again.again-1"])
+            self.assertEqual(seen[0][HEADER_DEADLINE], seen[1][HEADER_DEADLINE])
+
+            async def queue_empty(_self):
+                return True
+
+            async def drop():
+                await asyncio.sleep(0.3)
+                proxy.drop()
+
+            seen, subject, lost = await self._first_reply_lost("request", "r-again", drop)
+            with unittest.mock.patch.object(client_module._Call, "_queue_empty", queue_empty):
+                try:
+                    res = await WorkerClient(nc, transport="request").call(subject, {"request_id": "r-again"}, timeout=30)
+                finally:
+                    await lost.unsubscribe()
+            self.assertEqual(res, {"n": 2})
+            self.assertEqual([h["Nats-Msg-Id"] for h in seen], ["r-again", "r-again.again-1"])
         finally:
+            stop.set()
+            await worker
+            await sub.unsubscribe()
+            await js.delete_stream(stream)
             await nc.close()
             await proxy.close()
 
@@ -381,20 +415,54 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_a_request_not_answered_is_not_asked_again(self):
         # A worker takes the request and never finishes it (one queued behind a backlog is the
-        # same): its reply is overdue, but asking again would only add work, so the call times out
-        # with its one request stored.
+        # same): its reply is overdue, and the caller's connection reconnects meanwhile, but asking
+        # again would only add work (or run it twice alongside), so the call times out with its one
+        # request stored.
+        proxy = _env.Proxy()
+        nc = await nats.connect(await proxy.start(), reconnect_time_wait=0.1, max_reconnect_attempts=-1, error_cb=_env.ignore)
         js = self.nc.jetstream()
         subject, stream, consumer = await self._stand_in_stream("working")
         sub = await js.pull_subscribe_bind(consumer, stream=stream)
         taken = asyncio.create_task(sub.fetch(1, timeout=5))
         try:
-            with self.assertRaises(WorkerTimeoutError):
-                await WorkerClient(self.nc).call(subject, {"request_id": "r-queued"}, timeout=12)
+            call = asyncio.create_task(WorkerClient(nc).call(subject, {"request_id": "r-queued"}, timeout=12))
             self.assertEqual(len(await taken), 1, "the stand-in worker took no request")
+            proxy.drop()
+            with self.assertRaises(WorkerTimeoutError):
+                await call
+            self.assertGreater(nc.stats["reconnects"], 0, "the client did not reconnect")
             self.assertEqual((await js.stream_info(stream)).state.messages, 1, "a request not answered was asked again")
         finally:
             await sub.unsubscribe()
             await js.delete_stream(stream)
+            await nc.close()
+            await proxy.close()
+
+    @unittest.skipUnless(os.environ.get("NATS_URL_CUT_OFF"), "NATS_URL_CUT_OFF is not set")
+    async def test_a_client_on_a_server_where_jetstream_goes_unanswered_moves_to_another(self):
+        # NATS_URL_CUT_OFF: a server without the worker's streams (integration/python_test.go starts
+        # one), standing in for one cut off from its cluster: the connection is up, every attempt
+        # at storing goes unanswered (no responders). After switch_after the client reconnects to
+        # the next server, the worker's, and is answered there; with switch_after negative it stays
+        # and the call times out storing.
+        servers = [os.environ["NATS_URL_CUT_OFF"], _env.NATS_URL.split(",")[0]]
+        c = await WorkerClient.connect(servers, dont_randomize=True, reconnect_time_wait=0.1, error_cb=_env.ignore, switch_after=1.0)
+        try:
+            start = time.monotonic()
+            written = await c.file_written(workspace_id=_env.random_id("py"), path="moved.md", mime_type="text/markdown", content="moved", timeout=15)
+            self.assertTrue(written["ok"])
+            self.assertEqual(c.nc.stats["reconnects"], 1, "one reconnect, to the server where JetStream answers")
+            self.assertGreaterEqual(time.monotonic() - start, 1.0, "moved before switch_after")
+        finally:
+            await c.close()
+        stay = await WorkerClient.connect(servers, dont_randomize=True, reconnect_time_wait=0.1, error_cb=_env.ignore, switch_after=-1)
+        try:
+            with self.assertRaises(WorkerTimeoutError) as caught:
+                await stay.file_written(workspace_id=_env.random_id("py"), path="stayed.md", mime_type="text/markdown", content="x", timeout=2.5)
+            self.assertEqual(caught.exception.stage, "store")
+            self.assertEqual(stay.nc.stats["reconnects"], 0)
+        finally:
+            await stay.close()
 
     async def test_an_overdue_reply_on_the_plain_path_is_asked_for_again(self):
         # The plain path does not learn its request's sequence: it asks again for an overdue

@@ -8,7 +8,7 @@
 See the repository's README.md ("Python") and contracts/README.md.
 """
 
-from .client import DEFAULT_TIMEOUT, STORE_ATTEMPT_TIMEOUT, WorkerClient, deadline_header, new_request_id
+from .client import DEFAULT_TIMEOUT, STORE_ATTEMPT_TIMEOUT, SWITCH_AFTER, WorkerClient, deadline_header, new_request_id
 from .contract import (
     CLAIM_CHECK_BUCKET,
     CONTRACT_VERSION,
@@ -34,6 +34,7 @@ __all__ = [
     "REQUEST_REPLY_PREFIX",
     "STORE_ATTEMPT_TIMEOUT",
     "STREAM",
+    "SWITCH_AFTER",
     "ClaimCheckError",
     "ClientError",
     "DuplicateRequestError",

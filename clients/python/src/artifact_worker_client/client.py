@@ -47,6 +47,16 @@ _READ_GRACE = 5.0
 #: nats-server's error code of a write a stream's store refused ("maximum bytes exceeded" when the
 #: claim-check bucket is at its size limit): not retried.
 _ERR_CODE_STORE_FAILED = 10077
+#: nats-server's error code of a publish whose Nats-Msg-Id an earlier publish, not yet stored,
+#: carries (409, "duplicate message id is in process"): tried again, and counted as unanswered (a
+#: stream leader cut off from its cluster answers so until it steps down).
+_ERR_CODE_DUPLICATE_IN_PROCESS = 10158
+#: Seconds JetStream may go unanswered (timeouts, no responders, 503) through the connection's
+#: server, while the connection is up, before the client reconnects it to another server of the
+#: cluster (the Go client's SetSwitchAfter, the worker's NATS_SWITCH_AFTER).
+SWITCH_AFTER = 4.0
+#: Seconds a call waits for its reply before it proves that JetStream answers through its server.
+_PROBE_AFTER = 2.0
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.05, 1.0
 #: How often a call waiting for its reply looks whether its connection reconnected.
 _RECONNECT_POLL = 0.25
@@ -102,6 +112,11 @@ class WorkerClient:
     reconnect costs time, not the call. Errors: ``WorkerError`` (ok=false), ``DuplicateRequestError``,
     ``ExpiredError``, ``WorkerTimeoutError``, ``StoreError``.
 
+    A server cut off from the rest of its cluster keeps its clients connected while nothing they
+    store or ask reaches the streams: when JetStream goes unanswered through the connection's server
+    for ``switch_after`` seconds (4) while the connection is up, the client reconnects it to another
+    server of the cluster, as the Go client and the worker do.
+
     Safe for concurrent calls from one event loop. It closes the connection only if it opened it
     (``WorkerClient.connect``).
     """
@@ -114,6 +129,7 @@ class WorkerClient:
         transport: str = "jetstream",
         store_attempt_timeout: float = STORE_ATTEMPT_TIMEOUT,
         scope: str = "",
+        switch_after: float = SWITCH_AFTER,
     ) -> None:
         if transport not in ("jetstream", "request"):
             raise ValueError(f'transport must be "jetstream" or "request", not {transport!r}')
@@ -134,6 +150,10 @@ class WorkerClient:
         self._waiting: dict = {}  # reply token -> the call's asyncio.Queue
         self._reply_sub: Any = None
         self._reply_sub_lock = asyncio.Lock()
+        #: Moves the connection to another server when JetStream stops answering through its
+        #: server while the connection is up (a server cut off from its cluster): after
+        #: ``switch_after`` seconds of that (negative: never).
+        self.quorum = _Quorum(nc, switch_after)
 
     @classmethod
     async def connect(cls, servers: Any = "nats://127.0.0.1:4222", **options: Any) -> "WorkerClient":
@@ -141,10 +161,10 @@ class WorkerClient:
 
         ``servers``: a URL, a list of them, or a comma-separated list (as ``NATS_URL`` is written
         for the worker). ``options``: the client's own (``timeout``, ``transport``,
-        ``store_attempt_timeout``, ``scope``); the others go to ``nats.connect``."""
+        ``store_attempt_timeout``, ``scope``, ``switch_after``); the others go to ``nats.connect``."""
         if isinstance(servers, str):
             servers = [u.strip() for u in servers.split(",") if u.strip()]
-        own = {k: options.pop(k) for k in ("timeout", "transport", "store_attempt_timeout", "scope") if k in options}
+        own = {k: options.pop(k) for k in ("timeout", "transport", "store_attempt_timeout", "scope", "switch_after") if k in options}
         options.setdefault("name", "artifact-worker-py")
         options.setdefault("max_reconnect_attempts", -1)
         nc = await nats.connect(servers, **options)
@@ -326,6 +346,7 @@ class _Call:
         self.reconnects = client.nc.stats["reconnects"]
         self.quiet = REPLY_QUIET
         self.ask_at = self.loop.time() + self.quiet  # reset once the request is sent (_sent)
+        self.sent_at = self.loop.time()
 
     def remaining(self) -> float:
         return self.deadline - self.loop.time()
@@ -333,7 +354,8 @@ class _Call:
     def _sent(self) -> None:
         """Starts the wait for the reply: it is overdue self.quiet from now (storing may have
         taken long, through a failover)."""
-        self.ask_at = self.loop.time() + self.quiet
+        self.sent_at = self.loop.time()
+        self.ask_at = self.sent_at + self.quiet
 
     async def run(self, body: bytes, extra: Mapping[str, str]) -> bytes:
         # The reply comes on the client's reply subscription, under this call's token.
@@ -422,7 +444,9 @@ class _Call:
                     raise self._refused(err) from err
                 self.last_error = err
             except nats.js.errors.APIError as err:
-                raise self._refused(err) from err
+                if err.err_code != _ERR_CODE_DUPLICATE_IN_PROCESS:
+                    raise self._refused(err) from err
+                self.last_error = err  # an earlier attempt still being stored
             await asyncio.sleep(max(0.0, min(backoff, self.remaining())))
             backoff = min(backoff * 2, _BACKOFF_MAX)
 
@@ -459,24 +483,40 @@ class _Call:
 
     async def _next(self, replies: asyncio.Queue, answered) -> Any:
         """The next message on the call's inbox; None at the deadline; _ASK_AGAIN when the
-        connection reconnected since the last look, or when the reply is overdue and
+        connection reconnected since the last look, or the reply is overdue, and
         ``await answered()`` says the worker's consumer saw the request answered (the reply may
-        have been lost; one queued behind a backlog or being worked on is not)."""
+        have been lost; one queued behind a backlog or being worked on is not asked again, also
+        after a reconnect: it would run a second time alongside, before its reply is recorded)."""
         while True:
             remaining = self.remaining()
             if remaining <= 0:
                 return None
             try:
-                return await asyncio.wait_for(replies.get(), min(_RECONNECT_POLL, remaining))
+                msg = await asyncio.wait_for(replies.get(), min(_RECONNECT_POLL, remaining))
+                self.c.quorum.report(None)
+                return msg
             except asyncio.TimeoutError:
+                # A reply slow to come may mean the connection's server is cut off from its
+                # cluster: prove that JetStream answers through it (at most once a second per
+                # client); the quorum tracker moves the connection when it does not.
+                await self._probe(answered)
                 reconnects = self.c.nc.stats["reconnects"]
                 overdue = self.loop.time() >= self.ask_at
                 if overdue:
                     self.quiet *= 2
                     self.ask_at = self.loop.time() + self.quiet
-                if reconnects != self.reconnects or overdue and await answered():
+                if not self.c.nc.is_connected:
+                    continue
+                if (reconnects != self.reconnects or overdue) and await answered():
                     self.reconnects = reconnects
                     return _ASK_AGAIN
+
+    async def _probe(self, look) -> None:
+        """Calls ``look`` (a JetStream call that reports to the quorum tracker) when the call has
+        waited _PROBE_AFTER since it was sent and no JetStream call was reported for a second."""
+        now = self.loop.time()
+        if now - self.sent_at >= _PROBE_AFTER and now - self.c.quorum.last >= 1.0 and self.c.nc.is_connected:
+            await look()
 
     async def _consumer_info(self, stream: str) -> Any:
         """The info of the worker's consumer of the call's subject on stream; None when it cannot
@@ -484,9 +524,13 @@ class _Call:
         the next check tries again)."""
         consumer = "worker_" + self.subject.replace(".", "_")
         try:
-            return await self.c.js.consumer_info(stream, consumer, timeout=min(STORE_ATTEMPT_TIMEOUT, max(self.remaining(), 0.1)))
-        except Exception:  # noqa: BLE001 - any failure means "not known now"
+            info = await self.c.js.consumer_info(stream, consumer, timeout=min(STORE_ATTEMPT_TIMEOUT, max(self.remaining(), 0.1)))
+        except Exception as err:  # noqa: BLE001 - any failure means "not known now"
+            if self.remaining() > 0:
+                self.c.quorum.report(err)
             return None
+        self.c.quorum.report(None)
+        return info
 
     async def _answered(self, stream: str, seq: int) -> bool:
         """Whether the worker's consumer saw the request stored as seq in stream acknowledged: its
@@ -528,7 +572,13 @@ class _Call:
         """One attempt at storing the request: a JetStream publish, its PubAck."""
 
         async def publish(attempt_timeout: float):
-            return await self.c.js.publish(self.subject, data, timeout=attempt_timeout, headers=dict(headers))
+            try:
+                ack = await self.c.js.publish(self.subject, data, timeout=attempt_timeout, headers=dict(headers))
+            except Exception as err:
+                self.c.quorum.report(err)
+                raise
+            self.c.quorum.report(None)
+            return ack
 
         return publish
 
@@ -573,6 +623,9 @@ class _Call:
             if not isinstance(answer, str):
                 return answer
             detail = answer
+            # Not stored (no worker's front answers, or it could not store): the connection's
+            # server may be cut off from its cluster; prove that JetStream answers through it.
+            await self._probe(self._queue_empty)
             if self.remaining() <= 0:
                 raise timeout()
             await asyncio.sleep(max(0.0, min(backoff, self.remaining())))
@@ -602,6 +655,56 @@ class _Call:
                     raise DuplicateRequestError(self.subject, self.request_id, error)
                 continue  # an earlier attempt of this call is stored: its reply comes here
             return msg
+
+
+class _Quorum:
+    """Counts how long JetStream has gone unanswered through a connection's server, from the
+    outcomes of the calls reported to it, and reconnects the connection to another server of the
+    cluster once that lasted ``after`` seconds while the connection was up (as the Go client's
+    internal/quorum): an answer, even an error one (not found, a refused write), starts the count
+    again; an error that says nothing about the server (a closed connection) is ignored."""
+
+    def __init__(self, nc: Any, after: float) -> None:
+        self.nc = nc
+        self.after = after
+        self.since: Optional[float] = None  # the first unanswered call since the last answer
+        self.last = 0.0  # when the last call was reported (the loop's clock)
+
+    def report(self, err: Optional[BaseException]) -> None:
+        unanswered = err is not None and _unanswered(err)
+        if err is not None and not unanswered and not isinstance(err, nats.js.errors.APIError):
+            return
+        now = asyncio.get_running_loop().time()
+        self.last = now
+        if not unanswered or not self.nc.is_connected:
+            self.since = None
+            return
+        if self.since is None:
+            self.since = now
+        if self.after > 0 and now - self.since >= self.after:
+            self.since = None
+            asyncio.get_running_loop().create_task(_force_reconnect(self.nc))
+
+
+def _unanswered(err: BaseException) -> bool:
+    """JetStream did not answer at all (a timeout, no responders, 503 unavailable), as when the
+    server cannot reach the stream's leader or quorum; a 503 of a store that refused the write (a
+    full bucket) is an answer."""
+    if isinstance(err, nats.js.errors.APIError):
+        return (err.code == 503 and err.err_code != _ERR_CODE_STORE_FAILED) or err.err_code == _ERR_CODE_DUPLICATE_IN_PROCESS
+    return isinstance(err, (nats.errors.TimeoutError, asyncio.TimeoutError, nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError))
+
+
+async def _force_reconnect(nc: Any) -> None:
+    """Reconnects nc to the next server of its pool: nats-py's force_reconnect (2.10 and later),
+    else what it does itself when a connection fails (older nats-py)."""
+    try:
+        if hasattr(nc, "force_reconnect"):
+            await nc.force_reconnect()
+        else:
+            await nc._process_op_err(nats.errors.StaleConnectionError())
+    except Exception:  # noqa: BLE001 - a connection closing meanwhile: nothing to move
+        pass
 
 
 def _is_refused(err: BaseException) -> bool:
