@@ -18,6 +18,9 @@ type failoverReport struct {
 	Failed     []string `json:"failed"`
 	Reconnects int      `json:"reconnects"`
 	NATS       string   `json:"nats"` // Python only: which nats-py, installed or clients/python/third_party's
+	// Timings holds each call that succeeded: when it started and ended, in milliseconds since
+	// the epoch.
+	Timings [][2]float64 `json:"timings"`
 }
 
 // callThroughFailoverJS is callThroughFailover with the JavaScript client: 8 callers in one Node.js

@@ -46,7 +46,9 @@ func TestJavaScript(t *testing.T) {
 	start := time.Now()
 	cmd := exec.Command("node", "--test", "--test-concurrency=1", "test/")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NATS_URL="+e.nats.URL(), "WORKER_BIN="+workerBin, "WORKER_HTTP="+w.http)
+	// A server without the worker's streams stands in for one cut off from its cluster.
+	cutOff := startNATS(t)
+	cmd.Env = append(os.Environ(), "NATS_URL="+e.nats.URL(), "NATS_URL_CUT_OFF="+cutOff.URL(), "WORKER_BIN="+workerBin, "WORKER_HTTP="+w.http)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

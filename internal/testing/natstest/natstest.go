@@ -34,6 +34,10 @@ type Cluster struct {
 	// HTTPPort, when set, serves monitoring (/healthz: 200 once this node's JetStream assets are
 	// current, what a rolling restart waits for) on loopback.
 	HTTPPort int
+	// Advertise, when set, is the route URL ("host:port") this node gives its peers to reach it,
+	// instead of its own route port: a test that routes the cluster through proxies points it at
+	// one, so that no peer dials this node's route port directly.
+	Advertise string
 }
 
 // Start runs an embedded nats-server until the test ends.
@@ -77,7 +81,7 @@ func NewServer(o Options) (*server.Server, error) {
 	}
 	if c := o.Cluster; c.Port != 0 {
 		sopts.ServerName = c.Name
-		sopts.Cluster = server.ClusterOpts{Name: c.ClusterName, Host: "127.0.0.1", Port: c.Port}
+		sopts.Cluster = server.ClusterOpts{Name: c.ClusterName, Host: "127.0.0.1", Port: c.Port, Advertise: c.Advertise}
 		sopts.HTTPHost, sopts.HTTPPort = "127.0.0.1", c.HTTPPort
 		for _, r := range c.Routes {
 			u, err := url.Parse(r)

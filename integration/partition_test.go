@@ -1,0 +1,505 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testing/natstest"
+)
+
+// link is a TCP proxy in front of one address that a test can cut: Cut closes every connection
+// through it and closes each new one as soon as it is accepted (the dialer sees its connection end
+// at once), until Heal. The partition test routes every link between two nats-servers through one,
+// and lets the workers reach the servers they must not start on through one.
+type link struct {
+	ln     net.Listener
+	target string // "" for a link that leads nowhere: every connection is closed on accept
+
+	mu    sync.Mutex
+	cut   bool
+	conns map[net.Conn]struct{}
+}
+
+func newLink(t *testing.T, target string) *link {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &link{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	go l.serve()
+	t.Cleanup(func() {
+		ln.Close()
+		l.Cut()
+	})
+	return l
+}
+
+func (l *link) Addr() string { return l.ln.Addr().String() }
+
+func (l *link) serve() {
+	for {
+		in, err := l.ln.Accept()
+		if err != nil {
+			return
+		}
+		go l.pipe(in)
+	}
+}
+
+func (l *link) pipe(in net.Conn) {
+	if l.target == "" || l.isCut() {
+		in.Close()
+		return
+	}
+	out, err := net.DialTimeout("tcp", l.target, 2*time.Second)
+	if err != nil {
+		in.Close()
+		return
+	}
+	l.mu.Lock()
+	if l.cut {
+		l.mu.Unlock()
+		in.Close()
+		out.Close()
+		return
+	}
+	l.conns[in], l.conns[out] = struct{}{}, struct{}{}
+	l.mu.Unlock()
+	done := make(chan struct{}, 2)
+	copyTo := func(dst, src net.Conn) {
+		_, _ = io.Copy(dst, src)
+		done <- struct{}{}
+	}
+	go copyTo(out, in)
+	go copyTo(in, out)
+	<-done
+	in.Close()
+	out.Close()
+	l.mu.Lock()
+	delete(l.conns, in)
+	delete(l.conns, out)
+	l.mu.Unlock()
+}
+
+func (l *link) isCut() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cut
+}
+
+// Cut closes every connection through the link and every new one until Heal.
+func (l *link) Cut() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cut = true
+	for c := range l.conns {
+		c.Close()
+	}
+	clear(l.conns)
+}
+
+// Heal lets connections through again.
+func (l *link) Heal() {
+	l.mu.Lock()
+	l.cut = false
+	l.mu.Unlock()
+}
+
+// startProxiedCluster is startCluster with every route between two servers through a link of its
+// own: server i reaches server j only through routes[i][j] (no server dials another's route port
+// directly: each advertises, for its peers' gossip, an address that leads nowhere). Cutting the
+// links of one server cuts it off from its cluster while its clients still reach it.
+func startProxiedCluster(t *testing.T, n int) (nodes []*natsProc, routes [][]*link) {
+	t.Helper()
+	nowhere := newLink(t, "")
+	nodes = make([]*natsProc, n)
+	for i := range nodes {
+		nodes[i] = &natsProc{t: t, port: freePort(t), store: t.TempDir(),
+			cluster: natstest.Cluster{Name: fmt.Sprintf("n%d", i+1), ClusterName: "it", Port: freePort(t), HTTPPort: freePort(t), Advertise: nowhere.Addr()}}
+	}
+	routes = make([][]*link, n)
+	for i := range nodes {
+		routes[i] = make([]*link, n)
+		for j := range nodes {
+			if i == j {
+				continue
+			}
+			routes[i][j] = newLink(t, fmt.Sprintf("127.0.0.1:%d", nodes[j].cluster.Port))
+			nodes[i].cluster.Routes = append(nodes[i].cluster.Routes, "nats-route://"+routes[i][j].Addr())
+		}
+	}
+	for _, node := range nodes {
+		node.start()
+		t.Cleanup(node.stop)
+	}
+	e := &env{cluster: nodes}
+	nc, err := nats.Connect(e.natsURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	waitFor(t, 60*time.Second, "a JetStream meta leader", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_, err := js.AccountInfo(ctx)
+		return err == nil
+	})
+	return nodes, routes
+}
+
+// timing is one call: when it started and ended, and its error.
+type timing struct {
+	start, end time.Time
+	err        string
+}
+
+// A partition of the server every process is on: a 3-server cluster, 2 workers and Go, JavaScript
+// and Python callers all connected to one server, which also leads WORKER_REQUESTS; its route links
+// are cut for 30 s (the clients still reach it), then healed. Everyone moves to the two servers
+// that keep the quorum: every call is answered within 15 s of the cut, none is lost, each request
+// runs once, and each worker's /readyz is 503 while it is on the cut-off server.
+//
+// The partition is made with TCP proxies, not network namespaces: every route link goes through a
+// proxy of its own (startProxiedCluster), and the cut closes the cut-off server's links and every
+// new connection on them, so the test runs unprivileged (as in CI) and the same everywhere.
+func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
+	t.Parallel()
+	const cutFor, bound = 30 * time.Second, 15 * time.Second
+	nodes, routes := startProxiedCluster(t, 3)
+	victim := nodes[0]
+	// The workers randomise their server list: the others are reached through gates closed until
+	// both workers are connected to the victim, then open (they are where the workers move to).
+	gates := []*link{newLink(t, fmt.Sprintf("127.0.0.1:%d", nodes[1].port)), newLink(t, fmt.Sprintf("127.0.0.1:%d", nodes[2].port))}
+	for _, g := range gates {
+		g.Cut()
+	}
+	e := &env{url: strings.Join([]string{victim.URL(), "nats://" + gates[0].Addr(), "nats://" + gates[1].Addr()}, ","),
+		bucket: "it-" + randomHex(5), dir: t.TempDir(), extra: []string{"JETSTREAM_REPLICAS=3", "CONCURRENCY=8"}} // ACK_WAIT as deployed (10 s)
+	seedRegistry(t, e)
+	seed(t, e)
+	a := e.startWorker(t, "part-a")
+	b := e.startWorker(t, "part-b")
+	for _, g := range gates {
+		g.Heal()
+	}
+	callers := &env{cluster: nodes, bucket: e.bucket}
+	nc, err := nats.Connect(serverFirst(callers, victim), nats.DontRandomize(), nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	waitFor(t, 60*time.Second, "every stream and consumer on 3 current replicas", func() bool { return replicated(js, 3) == nil })
+	leader := leadOn(t, nc, js, victim.cluster.Name)
+
+	goCalls := partitionCallersGo(t, callers, victim)
+	jsCalls := callThroughFailoverJS(t, callers, victim)
+	pyCalls := callThroughFailoverPython(t, callers, victim)
+	ready := watchReadiness(a, b)
+	time.Sleep(2 * time.Second) // calls before the cut
+	cutAt := time.Now()
+	for i := range routes {
+		for j := range routes[i] {
+			if routes[i][j] != nil && (i == 0 || j == 0) {
+				routes[i][j].Cut()
+			}
+		}
+	}
+	time.Sleep(cutFor)
+	healAt := time.Now()
+	for i := range routes {
+		for j := range routes[i] {
+			if routes[i][j] != nil {
+				routes[i][j].Heal()
+			}
+		}
+	}
+	time.Sleep(3 * time.Second) // calls after the heal
+	samples := ready.stop()
+
+	type outcome struct {
+		name       string
+		calls      int
+		failed     []string
+		worst      time.Duration
+		worstStart time.Duration // when the slowest call started, from the cut
+	}
+	measure := func(name string, ts []timing) outcome {
+		o := outcome{name: name, calls: len(ts)}
+		for _, c := range ts {
+			if c.err != "" {
+				o.failed = append(o.failed, c.err)
+			}
+			if c.end.Before(cutAt) {
+				continue
+			}
+			if d := c.end.Sub(later(c.start, cutAt)); d > o.worst {
+				o.worst, o.worstStart = d, c.start.Sub(cutAt)
+			}
+		}
+		return o
+	}
+	outcomes := []outcome{measure("Go", goCalls())}
+	if jsCalls != nil {
+		outcomes = append(outcomes, measure("JavaScript", reportTimings(jsCalls())))
+	}
+	if pyCalls != nil {
+		outcomes = append(outcomes, measure("Python", reportTimings(pyCalls())))
+	}
+	most, repeated := executions(a, b)
+	var parts []string
+	lost, worst := 0, time.Duration(0)
+	for _, o := range outcomes {
+		lost += len(o.failed)
+		worst = max(worst, o.worst)
+		parts = append(parts, fmt.Sprintf("%s %d calls, %d lost, max latency from the cut %s (a call started at %+.1fs)",
+			o.name, o.calls, len(o.failed), o.worst.Round(time.Millisecond), o.worstStart.Seconds()))
+	}
+	readiness, lies := readinessFigures(t, samples, cutAt, healAt, a, b)
+	t.Logf("FIGURES partition of %s (WORKER_REQUESTS leader %s; every worker and caller on it) for %s: lost=%d max latency from the cut=%s; %s; executions per request_id at most %d (%d ran more than once); readiness: %s; part-a handled %v, part-b handled %v",
+		victim.cluster.Name, leader, cutFor, lost, worst.Round(time.Millisecond), strings.Join(parts, "; "), most, len(repeated), readiness, a.handled(), b.handled())
+	for _, o := range outcomes {
+		if len(o.failed) > 0 {
+			t.Errorf("%s callers: %d of %d calls failed through the partition: %v", o.name, len(o.failed), o.calls, o.failed)
+		}
+		if o.worst > bound {
+			t.Errorf("%s callers: a call waited %s after the cut, want at most %s", o.name, o.worst.Round(time.Millisecond), bound)
+		}
+	}
+	if most > 1 {
+		t.Errorf("requests executed more than once through the partition: %v\n%s", repeated, trailOf(repeated, a, b))
+	}
+	for _, lie := range lies {
+		t.Error(lie)
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// leadOn makes server the leader of WORKER_REQUESTS (a step-down with it preferred), so that the cut
+// takes the stream's leader away from the clients' side; it returns the leader it got.
+func leadOn(t *testing.T, nc *nats.Conn, js jetstream.JetStream, server string) string {
+	t.Helper()
+	leader := ""
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		s, err := js.Stream(ctx, "WORKER_REQUESTS")
+		cancel()
+		if err != nil || s.CachedInfo().Cluster == nil {
+			continue
+		}
+		leader = s.CachedInfo().Cluster.Leader
+		if leader == server {
+			return leader
+		}
+		_, _ = nc.Request("$JS.API.STREAM.LEADER.STEPDOWN.WORKER_REQUESTS", []byte(`{"placement":{"preferred":"`+server+`"}}`), 2*time.Second)
+	}
+	t.Logf("WORKER_REQUESTS is led by %s, not %s, after 20 s of step-downs: the cut leaves its leader on the healthy side", leader, server)
+	return leader
+}
+
+// partitionCallersGo starts 8 callers using the Go client on a connection to server (the others
+// listed after it), each calling get_artifact in a loop with a 30 s deadline; the function it
+// returns stops them and returns every call's timing.
+func partitionCallersGo(t *testing.T, e *env, server *natsProc) func() []timing {
+	t.Helper()
+	nc, err := nats.Connect(serverFirst(e, server), nats.DontRandomize(), nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	c, err := client.New(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		stop  atomic.Bool
+		mu    sync.Mutex
+		calls []timing
+		wg    sync.WaitGroup
+	)
+	for p := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load(); i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				start := time.Now()
+				err := c.Call(ctx, contracts.SubjectGetArtifact, contracts.GetArtifactRequest{
+					RequestID: fmt.Sprintf("go-%s-%d-%d", e.bucket, p, i), Ref: "artifact:doc", ServiceID: "text-model"}, nil)
+				cancel()
+				c := timing{start: start, end: time.Now()}
+				if err != nil {
+					c.err = err.Error()
+				}
+				mu.Lock()
+				calls = append(calls, c)
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+	}
+	waitFor(t, 30*time.Second, "the first Go client calls", func() bool { mu.Lock(); defer mu.Unlock(); return len(calls) >= 40 })
+	return func() []timing {
+		stop.Store(true)
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return calls
+	}
+}
+
+// reportTimings is a caller script's report as timings: each call's start and end (milliseconds
+// since the epoch), its failures apart (they carry no time).
+func reportTimings(r failoverReport) []timing {
+	out := make([]timing, 0, len(r.Timings)+len(r.Failed))
+	for _, c := range r.Timings {
+		out = append(out, timing{start: time.UnixMilli(int64(c[0])), end: time.UnixMilli(int64(c[1]))})
+	}
+	for _, f := range r.Failed {
+		out = append(out, timing{err: f, start: time.Now(), end: time.Now()})
+	}
+	return out
+}
+
+// readySample is one look at a worker's /readyz.
+type readySample struct {
+	worker string
+	at     time.Time
+	code   int // 0: no answer
+}
+
+type readinessWatch struct {
+	stopped atomic.Bool
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	samples []readySample
+}
+
+// watchReadiness looks at each worker's /readyz every 100 ms until stop.
+func watchReadiness(workers ...*workerProc) *readinessWatch {
+	r := &readinessWatch{}
+	hc := &http.Client{Timeout: time.Second}
+	for _, w := range workers {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			for !r.stopped.Load() {
+				s := readySample{worker: w.name, at: time.Now()}
+				if resp, err := hc.Get("http://" + w.http + "/readyz"); err == nil {
+					resp.Body.Close()
+					s.code = resp.StatusCode
+				}
+				r.mu.Lock()
+				r.samples = append(r.samples, s)
+				r.mu.Unlock()
+				time.Sleep(100 * time.Millisecond)
+			}
+		}()
+	}
+	return r
+}
+
+func (r *readinessWatch) stop() []readySample {
+	r.stopped.Store(true)
+	r.wg.Wait()
+	return r.samples
+}
+
+// readinessFigures describes each worker's /readyz through the partition against when its
+// connections moved (its log's "nats reconnected" lines after the cut), and returns what it got
+// wrong: ready while it was still on the cut-off server more than 2 s after the cut (JetStream
+// unanswered for a second and a probe's time), never not ready there, or not ready again before
+// the heal once it moved (on the side with the quorum: how soon depends on the leaders the
+// cluster elects there, so no bound is asserted).
+func readinessFigures(t *testing.T, samples []readySample, cutAt, healAt time.Time, workers ...*workerProc) (string, []string) {
+	t.Helper()
+	var figs, lies []string
+	for _, w := range workers {
+		moved := movedAt(w, cutAt, healAt)
+		var notReady []time.Duration
+		readyAgain := time.Duration(-1)
+		var wrong []string
+		for _, s := range samples {
+			if s.worker != w.name || s.at.Before(cutAt) || s.at.After(healAt) {
+				continue
+			}
+			since := s.at.Sub(cutAt)
+			onCutSide := moved.IsZero() || s.at.Before(moved)
+			if s.code != http.StatusOK {
+				notReady = append(notReady, since)
+			}
+			if onCutSide && s.code == http.StatusOK && since > 2*time.Second {
+				wrong = append(wrong, fmt.Sprintf("%s /readyz 200 at %+.1fs, on the cut-off server", w.name, since.Seconds()))
+			}
+			if !onCutSide && s.code == http.StatusOK && readyAgain < 0 {
+				readyAgain = since
+			}
+		}
+		fig := fmt.Sprintf("%s not ready in %d of the looks", w.name, len(notReady))
+		if len(notReady) > 0 {
+			fig += fmt.Sprintf(" (from %+.1fs to %+.1fs)", notReady[0].Seconds(), notReady[len(notReady)-1].Seconds())
+		}
+		if moved.IsZero() {
+			fig += ", never moved"
+			lies = append(lies, fmt.Sprintf("%s never moved off the cut-off server", w.name))
+		} else {
+			fig += fmt.Sprintf(", moved at %+.1fs, ready again at %+.1fs", moved.Sub(cutAt).Seconds(), readyAgain.Seconds())
+			if len(notReady) == 0 || notReady[0] > moved.Sub(cutAt) {
+				lies = append(lies, fmt.Sprintf("%s /readyz never said 503 before it moved off the cut-off server (at %+.1fs)", w.name, moved.Sub(cutAt).Seconds()))
+			}
+			if readyAgain < 0 {
+				lies = append(lies, fmt.Sprintf("%s /readyz not 200 again before the heal, after its move to a server with the quorum at %+.1fs", w.name, moved.Sub(cutAt).Seconds()))
+			}
+		}
+		figs = append(figs, fig)
+		lies = append(lies, wrong...)
+	}
+	return strings.Join(figs, ", "), lies
+}
+
+// movedAt is when the last of w's connections reconnected between the cut and the heal (zero if
+// none did): both its connections are then off the cut-off server.
+func movedAt(w *workerProc, cutAt, healAt time.Time) time.Time {
+	last := map[string]time.Time{}
+	for _, line := range strings.Split(readFile(w.logs), "\n") {
+		var l struct {
+			Time       time.Time `json:"time"`
+			Msg        string    `json:"msg"`
+			Connection string    `json:"connection"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "nats reconnected" && l.Time.After(cutAt) && l.Time.Before(healAt) {
+			last[l.Connection] = l.Time
+		}
+	}
+	if len(last) < 2 {
+		return time.Time{}
+	}
+	times := make([]time.Time, 0, len(last))
+	for _, at := range last {
+		times = append(times, at)
+	}
+	return slices.MaxFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+}
