@@ -254,6 +254,15 @@ func Canonical(name string) string {
 	return w.s
 }
 
+// SnapshotOf is the model a dated or numbered snapshot name is of ("gpt-4o-2024-08-06" →
+// "gpt-4o"), as the resolution's snapshot rule drops the suffix; "" when the name has none.
+func SnapshotOf(name string) string {
+	if n := snapshotSuffix(name); n > 0 {
+		return name[:len(name)-n]
+	}
+	return ""
+}
+
 // bedrockVersion is the length of a trailing "-vN:M" (or, with colon false, "-vN").
 func bedrockVersion(s string, colon bool) int {
 	i := len(s)

@@ -90,6 +90,8 @@ func TestNameDecisions(t *testing.T) {
 		{"alias", "azure/my-gpt4o-deployment", "my-gpt4o-deployment", "azure", true, true},
 		{"wrong", "gpt-4o-search-preview", "gpt-4o-search-preview", "", false, false},
 		{"wrong", "gpt-4o-mini-search-preview", "gpt-4o-mini-search-preview", "", false, false},
+		{"wrong", "gpt-4o-mini-search-preview-2025-03-11", "gpt-4o-mini-search-preview-2025-03-11", "", false, false},
+		{"wrong", "openrouter/openai/gpt-4o-mini-search-preview", "gpt-4o-mini-search-preview", "openrouter", false, false},
 		{"wrong", "gpt-4o-search-preview-2025-03-11", "gpt-4o-search-preview", "", false, false},
 		{"wrong", "openrouter/openai/gpt-4o-search-preview", "gpt-4o-search-preview", "openrouter", false, false},
 		{"wrong", "gpt-4-turbo-preview", "gpt-4-turbo-preview", "", false, false},

@@ -265,7 +265,7 @@ func explainView(name string, e llmservices.Entry, ok bool) explainJSON {
 	if media == "" {
 		media = routing.ToolResultMediaFollowUp
 	}
-	v.Decision = "the entry decides"
+	v.Decision = "decided by " + decidedBy(e)
 	v.Entry = &entryJSON{
 		ID: e.ID, Matched: e.Matched, Provider: e.Provider, ServedBy: e.ServedBy, Family: e.Family,
 		Source: e.Source, Detail: e.Detail, Note: e.Note, Capabilities: e.Capabilities, Output: e.Output, Aliases: e.Aliases,
@@ -275,6 +275,22 @@ func explainView(name string, e llmservices.Entry, ok bool) explainJSON {
 		PDF: routing.PDFRoute(routing.NewCapabilities(e.Capabilities...), f, ""),
 	}
 	return v
+}
+
+// decidedBy says which layer, and in the catalogue which rule, decided an entry's inputs
+// (docs/providers.md, "When the catalogues disagree"): a curated entry or a registry file's
+// outranks the catalogue; in the catalogue a conflict rule that took an input says so in the
+// entry's note.
+func decidedBy(e llmservices.Entry) string {
+	switch {
+	case e.Source == llmservices.SourceCurated:
+		return "a curated entry (llmservices/default.json): a curated fact outranks the catalogue and its conflict rules"
+	case e.Source != llmservices.SourceCatalogue:
+		return "an entry of " + e.Source + ": it outranks the built-in entries"
+	case strings.HasPrefix(e.Note, "conflict rules: "):
+		return "the catalogue's conflict rules (the note says which took what)"
+	}
+	return "the catalogue's records (the model's own provider first, then a vote of the others)"
 }
 
 // pdfDecision says in words how a PDF reaches the model (routing.PDFRoute).
@@ -340,6 +356,7 @@ func modelsExplain(r *llmservices.Registry, name string, asJSON bool, out io.Wri
 	if e.Note != "" {
 		fmt.Fprintf(out, "note:      %s\n", e.Note)
 	}
+	fmt.Fprintf(out, "decided:   %s\n", decidedBy(e))
 	prov := orDash(e.Provider)
 	if e.ServedBy != "" && e.ServedBy != e.Provider {
 		prov += ", served by " + e.ServedBy

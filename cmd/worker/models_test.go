@@ -97,6 +97,21 @@ func TestModelsExplain(t *testing.T) {
 			t.Errorf("explain lacks %q:\n%s", want, out)
 		}
 	}
+	// Which layer and which rule decided: a conflict rule names itself and the sources it counted;
+	// a curated fact outranks the catalogue and carries its source and date.
+	code, out, _ = runModels(t, "explain", "gpt-4o-mini-search-preview-2025-03-11")
+	if code != exitOK || !strings.Contains(out, "decided:   the catalogue's conflict rules") || !strings.Contains(out, "input:     text\n") ||
+		!strings.Contains(out, "vision: listed without it by 4 sources (models.dev:kilo, models.dev:nano-gpt, models.dev:openrouter, models.dev:vercel), flagged by 2") {
+		t.Errorf("explain of a model a conflict rule decided (exit %d):\n%s", code, out)
+	}
+	code, out, _ = runModels(t, "explain", "grok-beta")
+	if code != exitOK || !strings.Contains(out, "decided:   a curated entry") || !strings.Contains(out, "source:    curated (curated fact, 2026-11-28:") {
+		t.Errorf("explain of a curated fact (exit %d):\n%s", code, out)
+	}
+	code, out, _ = runModels(t, "explain", "--json", "grok-beta")
+	if code != exitOK || !strings.Contains(out, `"decision": "decided by a curated entry`) {
+		t.Errorf("explain --json of a curated fact (exit %d):\n%s", code, out)
+	}
 	// A model that reads images but takes no PDF gets the pages as images.
 	code, out, _ = runModels(t, "explain", "pixtral-large-latest")
 	if code != exitOK || !strings.Contains(out, "pdf:       its pages as images, each with its text layer (routing pages)") {

@@ -34,9 +34,12 @@
 //   - Aliases. An entry "M-latest" also reads what the entry M reads, unless one of its own
 //     records denies it (catalogues often list the alias without the flags they give M).
 //   - Conflicts (docs/providers.md, "When the catalogues disagree"): a text-only listing by two or
-//     more serving providers beats an image flag of one (an audio or video flag too, unless it is
-//     the model's own provider's); an OpenAI model reads PDF files only with images; a serving
-//     provider's own records win for the models it serves (Service.ByHost, narrowing only).
+//     more sources beats one source's media flag, and more text-only listings than flags beat the
+//     flags (images, audio, video; never PDF files; the model's own provider's flag included: see
+//     sourcesOf for what a source is; a dated snapshot listed as its model counts its model's
+//     sources too); an OpenAI model reads PDF files only with images; a serving provider's own
+//     records win for the models it serves (Service.ByHost, narrowing only). An entry a rule took
+//     something from says so in its note, with the sources it counted.
 //   - One-word ids ("auto", "small", "sonar": letters only) are filed under their full name with
 //     their provider ("openrouter/auto", "kilo-auto/small"), one entry per full name, never
 //     merged: the same word at two providers is two models.
@@ -263,9 +266,23 @@ func entries(records []record) []llmservices.Service {
 	out := make([]llmservices.Service, 0, len(groups))
 	inputs := map[string]map[string]bool{}
 	providers := map[string]string{}
+	notes := map[string][]string{}
 	for id, rs := range groups {
 		provider, ranked := chooseProvider(rs)
-		providers[id], inputs[id] = provider, inputsOf(rs, provider, ranked)
+		providers[id] = provider
+		inputs[id], notes[id] = inputsOf(rs, provider, ranked)
+	}
+	// A dated snapshot that each of its sources lists as it lists the model (the same inputs) is
+	// that model: the model's sources are its sources too, for the conflict rules (LiteLLM lists
+	// gpt-4o-mini-search-preview-2025-03-11 alone, with the flags of gpt-4o-mini-search-preview
+	// that four text-only listings beat). One its sources list otherwise is another model
+	// (ministral-3b-2512 reads images, ministral-3b did not).
+	for id, rs := range groups {
+		base := llmservices.SnapshotOf(id)
+		if base == "" || groups[base] == nil || !sameListing(rs, groups[base]) {
+			continue
+		}
+		notes[id] = append(notes[id], conflictRules(inputs[id], slices.Concat(rs, groups[base]), providers[id])...)
 	}
 	// A "-latest" alias reads what its model reads, unless its own records deny it: LiteLLM lists
 	// xai/grok-4-latest without saying it reads images, as it does xai/grok-4 (models.dev says so).
@@ -289,6 +306,9 @@ func entries(records []record) []llmservices.Service {
 			sources[r.source] = true
 		}
 		s := llmservices.Service{ID: id, Provider: provider, Source: strings.Join(slices.Sorted(maps.Keys(sources)), "+")}
+		if len(notes[id]) > 0 {
+			s.Note = "conflict rules: " + strings.Join(notes[id], "; ")
+		}
 		for _, c := range contracts.Capabilities() {
 			if in[c] {
 				s.Capabilities.Input = append(s.Capabilities.Input, c)
@@ -414,14 +434,16 @@ func hosts(records []record) map[string]llmservices.Host {
 	return out
 }
 
-// inputsOf decides an entry's input capabilities from its records. When its provider is one of
-// Preferred (ranked), the records that provider serves (first-party) decide first: a capability
-// one of them claims counts; one they deny explicitly (a models.dev modality list without it, a
-// LiteLLM flag set to false, a LiteLLM supported_modalities without it) does not. Otherwise (the
-// first-party records are silent, or there are none) the other records vote: a capability counts
-// when at least one claims it and no more deny it than claim it, so that one gateway's slip
-// (audio for a vision model that seven other gateways list without) does not make a capability.
-func inputsOf(rs []record, provider string, ranked bool) map[string]bool {
+// inputsOf decides an entry's input capabilities from its records, and says which conflict rule
+// took one away (notes, for the entry's note: `worker models explain` shows it). When its
+// provider is one of Preferred (ranked), the records that provider serves (first-party) decide
+// first: a capability one of them claims counts; one they deny explicitly (a models.dev modality
+// list without it, a LiteLLM flag set to false, a LiteLLM supported_modalities without it) does
+// not. Otherwise (the first-party records are silent, or there are none) the other records vote:
+// a capability counts when at least one claims it and no more deny it than claim it, so that one
+// gateway's slip (audio for a vision model that seven other gateways list without) does not make
+// a capability. Then the conflict rules (conflictRules).
+func inputsOf(rs []record, provider string, ranked bool) (map[string]bool, []string) {
 	in := map[string]bool{contracts.CapText: true}
 	for _, c := range contracts.Capabilities() {
 		firstClaims, firstDenies := false, false
@@ -441,52 +463,89 @@ func inputsOf(rs []record, provider string, ranked bool) map[string]bool {
 		if firstClaims || !firstDenies && claims > 0 && claims >= denies {
 			in[c] = true
 		}
-		// A text-only listing by two or more serving providers beats a media flag of one: the
-		// one provider claiming it is outvoted. For images; for audio and video only when that
-		// provider is not the model's own (gateways often pass images but not sound or video,
-		// so their silence outvotes no maker). Never for PDF files: LiteLLM has no PDF modality
-		// and models.dev omits "pdf" for many models that read PDFs.
-		if in[c] && claimers(rs, c) == 1 && deniers(rs, c) >= 2 &&
-			(c == contracts.CapVision || (c == contracts.CapAudio || c == contracts.CapVideo) && !firstClaims) {
+	}
+	return in, conflictRules(in, rs, provider)
+}
+
+// conflictRules takes from in what the conflict rules deny (docs/providers.md, "When the
+// catalogues disagree") and says why, one note per capability taken: text-only listings by two
+// or more sources beat a media flag of fewer (sourcesOf), and an OpenAI model reads PDF files only
+// with images.
+func conflictRules(in map[string]bool, rs []record, provider string) []string {
+	var notes []string
+	for _, c := range []string{contracts.CapVision, contracts.CapAudio, contracts.CapVideo} {
+		if !in[c] {
+			continue
+		}
+		if flag, without := sourcesOf(rs, c); len(without) >= 2 && len(without) > len(flag) {
 			delete(in, c)
+			notes = append(notes, fmt.Sprintf("%s: listed without it by %d sources (%s), flagged by %d (%s): text-only listings by two or more sources beat a media flag of fewer",
+				c, len(without), strings.Join(without, ", "), len(flag), strings.Join(flag, ", ")))
 		}
 	}
 	// OpenAI's API takes a PDF file part only with image input (it reads the pages as images).
-	if provider == "openai" && !in[contracts.CapVision] {
+	if provider == "openai" && !in[contracts.CapVision] && in[contracts.CapFile] {
 		delete(in, contracts.CapFile)
+		notes = append(notes, "file: an OpenAI model reads PDF files only with images")
 	}
-	return in
+	return notes
 }
 
-// claimers counts the serving providers whose records claim capability c.
-func claimers(rs []record, c string) int {
-	claims := map[string]bool{}
-	for _, r := range rs {
-		if r.inputs[c] {
-			claims[r.provider] = true
+// sameListing reports whether every source of the records rs (a dated snapshot's) also lists the
+// model of the records of (its undated model), claiming the same inputs for both.
+func sameListing(rs, of []record) bool {
+	claims := func(rs []record) map[string]map[string]bool {
+		out := map[string]map[string]bool{}
+		for _, r := range rs {
+			if len(r.segments) == 0 {
+				continue
+			}
+			k := r.source + ":" + r.segments[0]
+			if out[k] == nil {
+				out[k] = map[string]bool{}
+			}
+			maps.Copy(out[k], r.inputs)
+		}
+		return out
+	}
+	mine, theirs := claims(rs), claims(of)
+	for k, in := range mine {
+		if theirs[k] == nil || !maps.Equal(in, theirs[k]) {
+			return false
 		}
 	}
-	return len(claims)
+	return len(mine) > 0
 }
 
-// deniers counts the serving providers whose records deny capability c and none of whose
-// records claim it.
-func deniers(rs []record, c string) int {
-	claims, denies := map[string]bool{}, map[string]bool{}
+// sourcesOf lists the sources that flag capability c for a model and those that list the model
+// without it (and flag it nowhere), sorted. A source is one catalogue's listing by one serving
+// provider as that catalogue names it ("litellm:openai", "models.dev:kilo"): a model's dated and
+// undated keys in one catalogue are one source, the same provider in both catalogues two. A
+// models.dev file that takes its modalities from its base model (base_model) is its provider's
+// listing of that model as the maker lists it.
+//
+// The rule it serves: a text-only listing by two or more sources beats one source's media flag;
+// in general, when at least two sources list the model without a capability and they outnumber
+// the sources that flag it, the flags lose (two against two leave them standing). It holds
+// against the model's own provider's flag too (LiteLLM's image flag for
+// gpt-4o-mini-search-preview, which four gateways list as text only). Never for PDF files:
+// LiteLLM has no PDF modality and models.dev omits "pdf" for many models that read PDFs, so
+// their silence is no denial.
+func sourcesOf(rs []record, c string) (flag, without []string) {
+	flags, lists := map[string]bool{}, map[string]bool{}
 	for _, r := range rs {
+		if len(r.segments) == 0 {
+			continue
+		}
+		k := r.source + ":" + r.segments[0]
 		if r.inputs[c] {
-			claims[r.provider] = true
+			flags[k] = true
 		} else if r.denies[c] {
-			denies[r.provider] = true
+			lists[k] = true
 		}
 	}
-	n := 0
-	for p := range denies {
-		if !claims[p] {
-			n++
-		}
-	}
-	return n
+	maps.DeleteFunc(lists, func(k string, _ bool) bool { return flags[k] })
+	return slices.Sorted(maps.Keys(flags)), slices.Sorted(maps.Keys(lists))
 }
 
 // chooseProvider is the first of Preferred that makes one of the records, else the first that
