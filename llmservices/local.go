@@ -5,8 +5,8 @@ import "strings"
 // Local runtimes: Ollama tags and Hugging Face ids (what vLLM, TGI, SGLang and LM Studio serve).
 //
 // The family table is the curated entries "ollama/FAMILY" of default.json: each names its model
-// family as Ollama's library does, with its source (the library page and when it was checked) in
-// "source", and the Hugging Face organisation and model name of its weights as aliases
+// family as Ollama's library does, with its source (the library page, when it was read, and that
+// it was read from a stored copy, not the live page) in "source", and the Hugging Face organisation and model name of its weights as aliases
 // ("qwen/qwen2.5-vl"). An entry "ollama/FAMILY:SIZE" states a size that reads less than its
 // family (gemma3:1b is text only).
 //
