@@ -526,7 +526,10 @@ class _Call:
         try:
             info = await self.c.js.consumer_info(stream, consumer, timeout=min(STORE_ATTEMPT_TIMEOUT, max(self.remaining(), 0.1)))
         except Exception as err:  # noqa: BLE001 - any failure means "not known now"
-            if self.remaining() > 0:
+            # A caller not allowed to read the consumer gets no answer either (nats-py reports the
+            # permission violation apart, and the request times out): that is not a lost quorum.
+            denied = "CONSUMER.INFO" in str(getattr(self.c.nc, "last_error", None) or "")
+            if self.remaining() > 0 and not denied:
                 self.c.quorum.report(err)
             return None
         self.c.quorum.report(None)
