@@ -608,18 +608,19 @@ func connected(conns ...*nats.Conn) error {
 	return nil
 }
 
-// Connect opens a NATS connection with the worker's settings (for `worker call` and the service).
-func Connect(cfg Config, name string, log *slog.Logger) (*nats.Conn, error) {
+// Connect opens a NATS connection with the worker's settings (for `worker call` and the service),
+// and extra options (a tenant's inbox prefix).
+func Connect(cfg Config, name string, log *slog.Logger, extra ...nats.Option) (*nats.Conn, error) {
 	cfg.SetDefaults()
 	url := cfg.NATSURL
 	if url == "" {
 		url = "nats://" + cfg.EmbeddedNATSAddr
 	}
-	return connect(url, cfg, name, log)
+	return connect(url, cfg, name, log, extra...)
 }
 
 // connect opens a connection with the credentials and TLS settings of cfg.
-func connect(url string, cfg Config, name string, log *slog.Logger) (*nats.Conn, error) {
+func connect(url string, cfg Config, name string, log *slog.Logger, extra ...nats.Option) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(name),
 		nats.MaxReconnects(-1),
@@ -649,7 +650,7 @@ func connect(url string, cfg Config, name string, log *slog.Logger) (*nats.Conn,
 	if cfg.NATSTLSCert != "" {
 		opts = append(opts, nats.ClientCert(cfg.NATSTLSCert, cfg.NATSTLSKey))
 	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err := nats.Connect(url, append(opts, extra...)...)
 	if err != nil {
 		// Name the setting the operator used: without NATS_URL the address is EMBEDDED_NATS_ADDR's
 		// (its default included), where a running worker's embedded server listens.

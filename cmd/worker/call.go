@@ -12,9 +12,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentworks/artifact-worker/client"
+	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/scope"
-	"github.com/agentworks/artifact-worker/service"
 )
 
 // call sends one request and prints the reply JSON. Exit 0 on an ok reply, 3 on an error reply
@@ -23,9 +22,10 @@ func call(args []string) int {
 	fs := flag.NewFlagSet("worker call", flag.ContinueOnError)
 	data := fs.String("data", "", "request JSON (default: read from stdin)")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for the reply; also the request's deadline (Artifact-Worker-Deadline): the worker does not start it later")
+	tenant := fs.String("tenant", "", tenantUsage)
 	scopeFlag := fs.String("scope", "", "the request's scope (Artifact-Worker-Scope): *, or comma-separated ws:<workspaceId> and artifact:<prefix>* entries; a reference outside it is answered as not found")
 	media := fs.String("media", "", "set the request's media field: both, result or assembly (where tool.get_artifact and tool.get_history_image put the media; default: the request's own, else both)")
-	prepareUsage(fs, "usage: worker call SUBJECT [--data JSON] [--timeout 60s] [--scope SCOPE] [--media both|result|assembly] [worker settings]\n\nSends one request (from --data or stdin; a request_id is added when it has none) to the worker on\nSUBJECT (tool.get_artifact, tool.get_history_image, workspace.file_written, context.preprocess,\nartifact.metadata) and prints the reply JSON. Exit code 0: an ok reply; 3: an error reply (\"ok\": false, printed as\nwell); 1: no reply (timeout, NATS, a duplicate request_id); 2: bad usage.", args)
+	prepareUsage(fs, "usage: worker call SUBJECT [--data JSON] [--timeout 60s] [--scope SCOPE] [--tenant NAME] [--media both|result|assembly] [worker settings]\n\nSends one request (from --data or stdin; a request_id is added when it has none) to the worker on\nSUBJECT (tool.get_artifact, tool.get_history_image, workspace.file_written, context.preprocess,\nartifact.metadata) and prints the reply JSON. Exit code 0: an ok reply; 3: an error reply (\"ok\": false, printed as\nwell); 1: no reply (timeout, NATS, a duplicate request_id); 2: bad usage.", args)
 	args = flagsFirst(args)
 	cfg, rest, err := loadConfig(fs, args, os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
@@ -36,8 +36,14 @@ func call(args []string) int {
 		return exitUsage
 	}
 	if len(rest) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: worker call SUBJECT [--data JSON] [--timeout 60s] [--scope SCOPE] [--media both|result|assembly]")
+		fmt.Fprintln(os.Stderr, "usage: worker call SUBJECT [--data JSON] [--timeout 60s] [--scope SCOPE] [--tenant NAME] [--media both|result|assembly]")
 		return exitUsage
+	}
+	if *tenant != "" {
+		if err := contracts.ValidateTenant(*tenant); err != nil {
+			fmt.Fprintf(os.Stderr, "worker call: --tenant: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *scopeFlag != "" {
 		if _, err := scope.Parse(*scopeFlag); err != nil {
@@ -58,17 +64,12 @@ func call(args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	nc, err := service.Connect(cfg, "artifact-worker-call", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	nc, c, err := dial(ctx, cfg, "artifact-worker-call", slog.New(slog.NewTextHandler(io.Discard, nil)), *tenant)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "worker call: %v\n", err)
 		return exitFailure
 	}
 	defer nc.Close()
-	c, err := client.New(ctx, nc)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "worker call: %v\n", err)
-		return exitFailure
-	}
 	reply, err := c.WithScope(*scopeFlag).CallRaw(ctx, rest[0], body)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "worker call: %v\n", err)

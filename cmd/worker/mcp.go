@@ -24,11 +24,10 @@ import (
 	"github.com/agentworks/artifact-worker/internal/buildinfo"
 	"github.com/agentworks/artifact-worker/mcpserver"
 	"github.com/agentworks/artifact-worker/scope"
-	"github.com/agentworks/artifact-worker/service"
 )
 
 const mcpUsage = `usage: worker mcp [--http ADDR [--allow-origin ORIGIN,...]] [--service-id ID | --capabilities LIST]
-                  [--locale zh|en] [--workspace-id ID] [--agent-id ID] [--scope SCOPE] [--timeout 60s]
+                  [--locale zh|en] [--workspace-id ID] [--agent-id ID] [--scope SCOPE] [--tenant NAME] [--timeout 60s]
                   [--host claude-desktop|claude-code|unbounded] [--max-result-bytes N]
                   [--content-url URL] [worker settings]
 
@@ -49,7 +48,7 @@ worker mcp listens only on a loopback address.`
 // mcpFlags are the flags of `worker mcp` besides the worker's settings.
 type mcpFlags struct {
 	http, serviceID, capabilities, locale, workspaceID, agentID string
-	host, contentURL, allowOrigin, scope                        string
+	host, contentURL, allowOrigin, scope, tenant                string
 	maxResultBytes                                              int
 	timeout                                                     time.Duration
 }
@@ -60,6 +59,7 @@ func (f *mcpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.capabilities, "capabilities", "", "what the model reads, replacing the registry's entry: comma-separated text,vision,file,audio,video (neither this nor --service-id: text only)")
 	fs.StringVar(&f.locale, "locale", contracts.DefaultLocale, "language of tool descriptions and messages: "+contracts.LocaleList())
 	fs.StringVar(&f.workspaceID, "workspace-id", "", "workspace write_file writes to (empty: write_file is refused)")
+	fs.StringVar(&f.tenant, "tenant", "", tenantUsage)
 	fs.StringVar(&f.scope, "scope", "", "what this server's tool calls may read (Artifact-Worker-Scope): *, or comma-separated ws:<workspaceId> and artifact:<prefix>* entries, e.g. ws:team-a; empty sends none (the worker's REQUIRE_SCOPE then refuses every call)")
 	fs.StringVar(&f.agentID, "agent-id", "", "agent recorded as the writer of write_file")
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "bound on one tool call")
@@ -83,6 +83,11 @@ func (f *mcpFlags) config() (mcpserver.Config, error) {
 			} else {
 				errs = append(errs, fmt.Errorf("--capabilities: %q is not text, vision, file, audio or video", c))
 			}
+		}
+	}
+	if f.tenant != "" {
+		if err := contracts.ValidateTenant(f.tenant); err != nil {
+			errs = append(errs, fmt.Errorf("--tenant: %w", err))
 		}
 	}
 	if f.scope != "" {
@@ -159,19 +164,14 @@ func mcpCmd(args []string) int {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	nc, err := service.Connect(cfg, "artifact-worker-mcp", log)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	nc, c, err := dial(ctx, cfg, "artifact-worker-mcp", log, f.tenant)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
 		return exitFailure
 	}
 	defer nc.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	c, err := client.New(ctx, nc)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "worker mcp: %v\n", err)
-		return exitFailure
-	}
 	server := mcpserver.New(timeoutCaller{c.WithScope(f.scope), f.timeout}, mcfg)
 	if ln == nil {
 		err = server.Run(ctx, &mcp.StdioTransport{MaxLineLength: -1})

@@ -15,6 +15,8 @@ func TestScopeFlags(t *testing.T) {
 		{[]string{"call", "tool.get_artifact", "--data", `{"ref":"x"}`, "--scope", "ws:team-a,"}, "--scope: malformed Artifact-Worker-Scope header: entry 2 is empty"},
 		{[]string{"mcp", "--scope", "team-a"}, "--scope: malformed Artifact-Worker-Scope header"},
 		{[]string{"mcp", "--scope", "ws:team-a", "--workspace-id", "team-b"}, "does not hold --workspace-id team-b"},
+		{[]string{"call", "tool.get_artifact", "--data", `{"ref":"x"}`, "--tenant", "Acme.x"}, `--tenant: tenant "Acme.x": only a-z`},
+		{[]string{"mcp", "--tenant", "acme>"}, `--tenant: tenant "acme>": only a-z`},
 	} {
 		code, stdout, stderr := worker(t, tc.args...)
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.says) {
