@@ -519,8 +519,9 @@ func sameListing(rs, of []record) bool {
 
 // sourcesOf lists the sources that flag capability c for a model and those that list the model
 // without it (and flag it nowhere), sorted. A source is one catalogue's listing by one serving
-// provider as that catalogue names it ("litellm:openai", "models.dev:kilo"): a model's dated and
-// undated keys in one catalogue are one source, the same provider in both catalogues two. A
+// provider as that catalogue names it ("litellm:openai", "models.dev:kilo"): several keys of one
+// provider in one catalogue filed under the model are one source, the same provider in both
+// catalogues two. A
 // models.dev file that takes its modalities from its base model (base_model) is its provider's
 // listing of that model as the maker lists it.
 //
