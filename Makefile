@@ -5,6 +5,7 @@ TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
 .PHONY: all build run check test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor soak lint tools js-deps mcp-deps py-deps clean
+.PHONY: tool-minio tool-versitygw tool-natscli buildah-install test-lanes test-race-lane test-integration-lane test-image-lane
 
 all: lint test
 
@@ -19,10 +20,14 @@ build:
 run: build
 	./$(BIN)/worker run
 
-## tools: the pinned MinIO server, versitygw and nats CLI binaries used by tests (built once into .tools/, ~5 min)
-tools:
+## tools: the pinned MinIO server, versitygw and nats CLI binaries used by tests (built once into .tools/, ~5 min;
+## `make -j3 tools` builds them side by side, as `make test` does)
+tools: tool-minio tool-versitygw tool-natscli
+tool-minio:
 	./scripts/install-minio.sh
+tool-versitygw:
 	./scripts/install-versitygw.sh
+tool-natscli:
 	./scripts/install-natscli.sh
 
 ## js-deps: the pinned npm packages of clients/js (npm ci from package-lock.json; again only when it changes)
@@ -46,21 +51,46 @@ py-deps:
 	./scripts/install-python.sh
 
 ## test: every test, against a real embedded nats-server and a real MinIO process; the objectstore
-## contract suite and the get_artifact and file_written e2e tests also against versitygw
-test: tools js-deps mcp-deps py-deps
+## contract suite and the get_artifact and file_written e2e tests also against versitygw.
+## Three lanes run side by side (each lane's output is printed whole when the lane ends):
+##   race:        go vet, the race-enabled unit and e2e tests of every package but integration/
+##                (their MinIO and versitygw installed on demand by internal/testing/miniotest),
+##                then the versitygw pass;
+##   integration: the tools, npm and python3 installs, then `make integration`, deploy-check, sdk-check;
+##   image:       buildah installed meanwhile, then image-check once the integration lane is done.
+## Most of these tests wait on processes, sockets and timers more than they compute: one after the
+## other they kept one of two cores busy on average (BENCHMARKS.md, "Gates").
+test:
+	@$(MAKE) --no-print-directory -j4 --output-sync=target test-lanes
+
+# tool-versitygw: installed meanwhile for the race lane's versitygw tests (which would install it
+# on demand themselves, under the same lock)
+test-lanes: test-race-lane test-integration-lane test-image-lane tool-versitygw
+
+UNIT_PKGS = $$($(GO) list ./... | grep -v /integration)
+
+test-race-lane:
 	$(GO) vet ./...
-	$(GO) test -race -timeout 30m $$($(GO) list ./... | grep -v /integration)
+	$(GO) test -race -timeout 30m $(UNIT_PKGS)
 	S3_TEST_SERVER=versitygw $(GO) test -race -count=1 -timeout 15m -run '^(TestGetArtifact|TestWorkspace)' ./service
-	$(MAKE) integration
-	$(MAKE) deploy-check
-	$(MAKE) sdk-check
-	$(MAKE) image-check
+
+test-integration-lane: tool-minio tool-natscli js-deps mcp-deps py-deps
+	$(INTEGRATION_TEST)
+	$(DEPLOY_CHECK)
+	$(SDK_CHECK)
+
+test-image-lane: test-integration-lane buildah-install
+	$(IMAGE_CHECK)
+
+# buildah from Debian's packages, when missing (after py-deps: apt-get runs one at a time)
+buildah-install: py-deps
+	@./scripts/install-buildah.sh >/dev/null
 
 ## unit: the fast tier: every test of the worker's module but integration/, with -short: the tests that
 ## need a MinIO process, a NATS cluster, buildah or npm packages skip (each says why), nothing is
 ## installed; embedded nats-servers run. Under 2 minutes on a 2-core machine (BENCHMARKS.md).
 unit:
-	$(GO) test -short -count=1 -timeout 5m $$($(GO) list ./... | grep -v /integration)
+	$(GO) test -short -count=1 -timeout 5m $(UNIT_PKGS)
 
 ## check: what to run before a commit, without installing anything: gofmt, go vet and `make unit`
 ## (staticcheck is `make lint`, which installs it)
@@ -71,17 +101,20 @@ check:
 
 ## integration: the multi-process suite only (also part of `make test`)
 integration: tools js-deps mcp-deps py-deps
-	ARTIFACT_WORKER_REQUIRE_JS=1 ARTIFACT_WORKER_REQUIRE_PYTHON=1 $(GO) test -timeout 30m -count=1 -v ./integration/...
+	$(INTEGRATION_TEST)
+INTEGRATION_TEST = ARTIFACT_WORKER_REQUIRE_JS=1 ARTIFACT_WORKER_REQUIRE_PYTHON=1 $(GO) test -timeout 30m -count=1 -parallel 5 -v ./integration/...
 
 ## bench: benchmarks; results and the command go to BENCHMARKS.md
 ## deploy-check: deployment files parse strictly and line up with the code (nested module deployments/)
 deploy-check:
-	cd deployments && $(GO) vet ./... && $(GO) test -count=1 ./...
+	$(DEPLOY_CHECK)
+DEPLOY_CHECK = cd deployments && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## sdk-check: every dialect's assembly decodes into the providers' official SDK types (nested module
 ## sdkcheck/, so the worker never links the SDKs)
 sdk-check:
-	cd sdkcheck && $(GO) vet ./... && $(GO) test -count=1 ./...
+	$(SDK_CHECK)
+SDK_CHECK = cd sdkcheck && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## image: the container image artifact-worker:dev from the static bin/worker (deployments/Dockerfile.prebuilt);
 ## buildah is installed (Debian package) when missing, as for image-check
@@ -96,7 +129,8 @@ image: build
 ## Its 20m include the static (CGO_ENABLED=0) build of the worker (on a fresh clone it can rebuild most dependencies,
 ## minutes on a loaded 2-core machine).
 image-check: tools
-	@reason="$$(./scripts/install-buildah.sh)"; \
+	$(IMAGE_CHECK)
+IMAGE_CHECK = @reason="$$(./scripts/install-buildah.sh)"; \
 	ARTIFACT_WORKER_IMAGE_CHECK=1 ARTIFACT_WORKER_BUILDAH_UNAVAILABLE="$$reason" \
 	  $(GO) test -count=1 -v -timeout 20m -run '^TestImage$$' ./integration/
 
