@@ -66,10 +66,12 @@ func launchCluster(t *testing.T, n int) []*natsProc {
 // leader), and three more right after the whole cluster restarted, all become ready with R3: the
 // topology (streams, consumers, buckets) is created or updated idempotently and retried within the
 // start-up wait, and consumers not yet bindable are bound with back-off. Five tries, each on a new
-// cluster.
+// cluster, side by side (each has its own servers, ports, bucket and folders; the test waits on
+// elections and back-off far more than it computes).
 func TestReplicasStartTogetherOnAFreshAndARestartedCluster(t *testing.T) {
 	for try := range 5 {
 		t.Run(fmt.Sprintf("try %d", try+1), func(t *testing.T) {
+			t.Parallel()
 			nodes := launchCluster(t, 3)
 			e := &env{cluster: nodes, bucket: "it-" + randomHex(5), dir: t.TempDir(), extra: []string{"JETSTREAM_REPLICAS=3"}}
 			seedRegistry(t, e)
