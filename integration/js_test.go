@@ -41,7 +41,6 @@ func jsDir(t *testing.T) string {
 // images, deepseek-chat reads text only). WORKER_BIN lets the MCP tests start `worker mcp`.
 func TestJavaScript(t *testing.T) {
 	dir := jsDir(t)
-	t.Parallel() // its own nats-server, worker and bucket: alongside TestPython
 	e := newEnv(t)
 	w := e.startWorker(t, "js", "LLM_SERVICES_FILE=")
 	start := time.Now()
