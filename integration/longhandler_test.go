@@ -2,10 +2,10 @@ package integration
 
 import (
 	"context"
-	"net"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentworks/artifact-worker/internal/testing/stallproxy"
 )
 
 // A handler that runs longer than 3 x ACK_WAIT (its storage stops answering: a proxy in front of
@@ -17,8 +17,8 @@ func TestLongHandlerKeptByItsHeartbeatThenItsWorkerKilled(t *testing.T) {
 	const ackWait = 3 * time.Second // the least ACK_WAIT the worker takes
 	e := newEnv(t, "ACK_WAIT=3s")
 	seed(t, e)
-	stall := newStallProxy(t, minio.Endpoint)
-	slow := e.startWorker(t, "slow", "S3_ENDPOINT="+stall.addr)
+	stall := stallproxy.Start(t, minio.Endpoint)
+	slow := e.startWorker(t, "slow", "S3_ENDPOINT="+stall.Addr)
 	l := newLoad(t, e.nats.URL())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -33,7 +33,7 @@ func TestLongHandlerKeptByItsHeartbeatThenItsWorkerKilled(t *testing.T) {
 		}
 		return info.NumAckPending, info.NumRedelivered
 	}
-	stall.hold()
+	stall.Hold()
 	getArtifact(l, 0)
 	id := l.sent[0]
 	waitFor(t, 10*time.Second, "the slow worker took the request", func() bool { n, _ := pending(); return n == 1 })
@@ -74,80 +74,4 @@ func TestLongHandlerKeptByItsHeartbeatThenItsWorkerKilled(t *testing.T) {
 	if h := other.handled(); h["ok"] != 1 || h["replayed"] != 1 {
 		t.Fatalf("the other worker handled %v, want one ok and one replayed", h)
 	}
-}
-
-// stallProxy forwards TCP connections to an upstream address; while held it forwards nothing (what
-// it reads waits), as a storage that stops answering without closing its connections.
-type stallProxy struct {
-	addr string
-	mu   sync.Mutex
-	cond *sync.Cond
-	held bool
-}
-
-func newStallProxy(t *testing.T, upstream string) *stallProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &stallProxy{addr: ln.Addr().String()}
-	p.cond = sync.NewCond(&p.mu)
-	t.Cleanup(func() {
-		ln.Close()
-		p.release()
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				u, err := net.Dial("tcp", upstream)
-				if err != nil {
-					c.Close()
-					return
-				}
-				go p.pipe(u, c)
-				p.pipe(c, u)
-			}()
-		}
-	}()
-	return p
-}
-
-func (p *stallProxy) pipe(dst, src net.Conn) {
-	defer dst.Close()
-	defer src.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			p.mu.Lock()
-			for p.held {
-				p.cond.Wait()
-			}
-			p.mu.Unlock()
-			if _, err := dst.Write(buf[:n]); err != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (p *stallProxy) hold() {
-	p.mu.Lock()
-	p.held = true
-	p.mu.Unlock()
-}
-
-func (p *stallProxy) release() {
-	p.mu.Lock()
-	p.held = false
-	p.mu.Unlock()
-	p.cond.Broadcast()
 }
