@@ -483,8 +483,9 @@ func conflictRules(in map[string]bool, rs []record, provider string) []string {
 				c, len(without), strings.Join(without, ", "), len(flag), strings.Join(flag, ", ")))
 		}
 	}
-	// OpenAI's API takes a PDF file part only with image input (it reads the pages as images).
-	if provider == "openai" && !in[contracts.CapVision] && in[contracts.CapFile] {
+	// OpenAI's API takes a PDF file part only with image input (it reads the pages as images);
+	// Azure OpenAI serves the same API (codex-mini, which Azure's listings give no images).
+	if (provider == "openai" || provider == "azure") && !in[contracts.CapVision] && in[contracts.CapFile] {
 		delete(in, contracts.CapFile)
 		notes = append(notes, "file: an OpenAI model reads PDF files only with images")
 	}

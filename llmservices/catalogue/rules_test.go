@@ -240,6 +240,8 @@ func TestConflictRulesOnTheSnapshots(t *testing.T) {
 		{"gpt-4o-mini-search-preview-2025-03-11", []string{"text"}, rule},
 		{"openrouter/openai/gpt-4o-mini-search-preview", []string{"text"}, rule},
 		{"gpt-4-turbo-preview", []string{"text"}, "file: an OpenAI model reads PDF files only with images"},
+		// Azure OpenAI serves OpenAI's API: no file part without images there either.
+		{"azure/codex-mini", []string{"text"}, "file: an OpenAI model reads PDF files only with images"},
 		{"qwen3.5-397b-a17b", []string{"text", "vision", "video"}, "audio: listed without it by 17 sources"},
 		{"phi-4-multimodal-instruct", []string{"text", "vision", "audio"}, ""},
 		{"gemini-2.5-flash-preview-09-2025", []string{"text", "vision", "file", "audio", "video"}, ""},
