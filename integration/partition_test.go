@@ -210,6 +210,7 @@ func startProxiedCluster(t *testing.T, n int) (nodes []*natsProc, routes [][]*li
 type timing struct {
 	start, end time.Time
 	err        string
+	id         string // the request_id, where the caller reports it (the Go callers)
 }
 
 // A partition of the server every process is on: a 3-server cluster, 2 workers and Go, JavaScript
@@ -289,6 +290,7 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 		failed     []string
 		worst      time.Duration
 		worstStart time.Duration // when the slowest call started, from the cut
+		worstID    string        // its request_id, when known
 	}
 	measure := func(name string, ts []timing) outcome {
 		o := outcome{name: name, calls: len(ts)}
@@ -300,7 +302,7 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 				continue
 			}
 			if d := c.end.Sub(later(c.start, cutAt)); d > o.worst {
-				o.worst, o.worstStart = d, c.start.Sub(cutAt)
+				o.worst, o.worstStart, o.worstID = d, c.start.Sub(cutAt), c.id
 			}
 		}
 		return o
@@ -336,6 +338,9 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 		}
 		if o.worst > bound {
 			t.Errorf("%s callers: a call waited %s after the cut, want at most %s", o.name, o.worst.Round(time.Millisecond), bound)
+			if o.worstID != "" {
+				t.Logf("the slowest, %s, in the workers' logs:\n%s", o.worstID, trailOf([]string{o.worstID}, a, b))
+			}
 		}
 	}
 	if most > 1 {
@@ -408,7 +413,7 @@ func partitionCallersGo(t *testing.T, e *env, server *natsProc) func() []timing 
 				err := c.Call(ctx, contracts.SubjectGetArtifact, contracts.GetArtifactRequest{
 					RequestID: fmt.Sprintf("go-%s-%d-%d", e.bucket, p, i), Ref: "artifact:doc", ServiceID: "text-model"}, nil)
 				cancel()
-				c := timing{start: start, end: time.Now()}
+				c := timing{start: start, end: time.Now(), id: fmt.Sprintf("go-%s-%d-%d", e.bucket, p, i)}
 				if err != nil {
 					c.err = err.Error()
 				}
