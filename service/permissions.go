@@ -206,3 +206,37 @@ func refuses(ctx context.Context, nc *nats.Conn, publish bool, pr probe) (bool, 
 	last := nc.LastError()
 	return errors.Is(last, nats.ErrPermissionViolation) && strings.Contains(last.Error(), what), nil
 }
+
+// TenantPermissions are the permissions the worker's user needs besides WorkerPermissions for the
+// tenants of a shared pool (TENANTS): each tenant's buckets (WORKSPACE_FILES_<t>, HISTORY_IMAGES_<t>,
+// HISTORY_IMAGES_BLOBS_<t>, WORKER_CLAIMS_<t>), its request subjects (the plain front stores requests
+// there) and its plain-path endpoints, each proven by the subjects the worker uses under it.
+func TenantPermissions(tenants []string) []Permission {
+	hex64 := strings.Repeat("0123456789abcdef", 4)
+	id := nats.NewInbox()[len("_INBOX."):]
+	objName := base64.URLEncoding.EncodeToString([]byte("claim_" + hex64[:32]))
+	var perms []Permission
+	for _, t := range tenants {
+		b := bucketsOf(t)
+		perms = append(perms,
+			Permission{Publish: true, Subject: "$KV." + b.files + ".>", probes: []probe{{subject: "$KV." + b.files + ".permission-probe." + hex64}}},
+			Permission{Publish: true, Subject: "$KV." + b.historyKV + ".>", probes: []probe{{subject: "$KV." + b.historyKV + ".history_image_" + hex64[:32]}}},
+		)
+		flow := Permission{Publish: true, Subject: "$JS.FC.>"}
+		for _, bucket := range []string{b.claims, b.historyObjects} {
+			perms = append(perms, Permission{Publish: true, Subject: "$O." + bucket + ".>", probes: []probe{{subject: "$O." + bucket + ".C." + id}, {subject: "$O." + bucket + ".M." + objName}}})
+			flow.probes = append(flow.probes, probe{subject: "$JS.FC.OBJ_" + bucket + "." + id + ".1"})
+		}
+		perms = append(perms, flow,
+			// Replies to the tenant's callers, "_INBOX.<tenant>.<nuid>.<token>".
+			Permission{Publish: true, Subject: contracts.TenantInbox(t) + ".>", probes: []probe{{subject: contracts.TenantInbox(t) + "." + id + "." + id}}})
+		for _, s := range contracts.RequestSubjects {
+			ts := contracts.TenantSubject(t, s)
+			perms = append(perms,
+				Permission{Publish: true, Subject: ts, probes: []probe{{subject: ts}}},
+				Permission{Subject: contracts.RequestReplySubject(ts), probes: []probe{{subject: contracts.RequestReplySubject(ts), queue: contracts.ServiceName}}},
+			)
+		}
+	}
+	return perms
+}

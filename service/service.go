@@ -121,7 +121,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err err
 			return err
 		}
 		defer nc.Close()
-		return provePermissions(ctx, nc, WorkerPermissions())
+		return provePermissions(ctx, nc, append(WorkerPermissions(), TenantPermissions(cfg.TenantList())...))
 	}); err != nil {
 		return nil, err
 	}

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -137,6 +139,11 @@ func TestTenantsInOnePool(t *testing.T) {
 		if rep, _ := read(c.tc, c.scope, c.ref); !rep.OK || !strings.Contains(string(rep.Result), c.want) {
 			t.Fatalf("reading %q, want %q: %+v %s", c.ref, c.want, rep.Error, rep.Result)
 		}
+	}
+
+	// A body naming the other tenant changes nothing: the tenant is the subject.
+	if rep, _ := tenantCall(t, globex, "", contracts.SubjectGetArtifact, map[string]any{"ref": "report", "service_id": "text-model", "tenant": "acme", "tenant_id": "acme"}); !rep.OK || !strings.Contains(string(rep.Result), "GLOBEX's report") {
+		t.Fatalf("GLOBEX's call naming acme in its body: %+v %s", rep.Error, rep.Result)
 	}
 
 	// Every cross-tenant read, each beside the same read of a reference nobody has.
@@ -327,5 +334,30 @@ func TestTenantsInOnePool(t *testing.T) {
 	resp.Body.Close()
 	if !bytes.Contains(metrics, []byte(`subject="tenant.acme.tool.get_artifact"`)) || bytes.Contains(metrics, []byte(`tenant.zzzz`)) {
 		t.Errorf("metrics: no series of tenant acme's get_artifact")
+	}
+}
+
+// TestTenantPermissionsProven: a worker user without a tenant's grants does not start: start-up names
+// the tenant's buckets and subjects it may not use (NATS_CREDS), before anything is created.
+func TestTenantPermissionsProven(t *testing.T) {
+	ns := docServer(t, "shared pool", "WORKER_PASSWORD", "ACME_RUNTIME_PASSWORD", "GLOBEX_RUNTIME_PASSWORD")
+	url := strings.Replace(ns.ClientURL(), "nats://", "nats://acme-runtime:"+os.Getenv("ACME_RUNTIME_PASSWORD")+"@", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := service.New(ctx, service.Config{NATSURL: url, Tenants: "acme", DataDir: t.TempDir(), HTTPAddr: "127.0.0.1:0"}, slog.New(slog.DiscardHandler))
+	var se *service.SettingError
+	if !errors.As(err, &se) || se.Settings != "NATS_CREDS" {
+		t.Fatalf("start-up with the runtime's user: %v", err)
+	}
+	for _, want := range []string{`publish "$KV.WORKSPACE_FILES_acme.>"`, `publish "$O.HISTORY_IMAGES_BLOBS_acme.>"`, `subscribe "artifact-worker.tenant.acme.tool.get_artifact"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal does not name %s: %v", want, err)
+		}
+	}
+	// The runtime user holds these: only what is missing is named.
+	for _, granted := range []string{`publish "tenant.acme.tool.get_artifact"`, `publish "$O.WORKER_CLAIMS_acme.>"`} {
+		if strings.Contains(err.Error(), granted) {
+			t.Errorf("the refusal names %s, which the user holds: %v", granted, err)
+		}
 	}
 }
