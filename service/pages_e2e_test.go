@@ -1,12 +1,17 @@
 package service_test
 
 import (
+	"context"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agentworks/artifact-worker/client"
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/testing/agentsession"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
@@ -95,4 +100,94 @@ func TestGetHistoryImagePDFPagesEndToEnd(t *testing.T) {
 	if hrep, _ = historyImageFor(t, w, contracts.GetHistoryImageRequest{ImageMD5: placeholder, Pages: "two"}); hrep.OK || hrep.Error.Field != "pages" {
 		t.Errorf("pages two: %+v", hrep.Error)
 	}
+}
+
+// TestPDFPagesIntoTheNextTurnEndToEnd: a PDF asked for through the Go client by a model that reads
+// images but takes no PDF, in every dialect, turned by client.Turn into the messages of the next
+// turn: each page's name and text layer, then its image (gemini's functionResponse holds the texts
+// in its response and the images in its parts), both images kept.
+func TestPDFPagesIntoTheNextTurnEndToEnd(t *testing.T) {
+	w := startWorker(t, func(c *service.Config) {
+		_ = os.CopyFS(filepath.Join(c.DataDir, "wasm-cache"), os.DirFS(pdfpagestest.CacheDir()))
+	})
+	w.PutArtifact("turn-rep", "application/pdf", "report.pdf", testfiles.PDFFile("report.pdf"))
+	for _, dialect := range contracts.Dialects {
+		t.Run(dialect, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var res contracts.GetArtifactResult
+			req := contracts.GetArtifactRequest{RequestID: "turn-" + randomHex(6), Ref: "artifact:turn-rep", Capabilities: []string{"text", "vision"}, Locale: "en", Dialect: dialect}
+			if err := w.Client.Call(ctx, contracts.SubjectGetArtifact, req, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Routing != contracts.RoutePages {
+				t.Fatalf("routing %s", res.Routing)
+			}
+			turn, err := client.Turn([]client.ToolResult{{CallID: "call_1", Name: "get_artifact", Assembly: res.Assembly}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seq []string
+			for _, m := range turn {
+				var v any
+				if err := json.Unmarshal(m, &v); err != nil {
+					t.Fatal(err)
+				}
+				seq = append(seq, partSequence(v, "")...)
+			}
+			joined := strings.Join(seq, "|")
+			if n := strings.Count(joined, "I"); n != 2 {
+				t.Errorf("%d images in the turn, want 2: %s", n, joined)
+			}
+			for _, page := range []string{"T:report.pdf, page 1 of 2", "T:report.pdf, page 2 of 2"} {
+				i := strings.Index(joined, page)
+				switch {
+				case i < 0:
+					t.Errorf("no %q in the turn: %s", page, joined)
+				case dialect != contracts.DialectGemini && !strings.HasPrefix(joined[i+len(page):], "|I"):
+					t.Errorf("%q is not followed by its image: %s", page, joined)
+				}
+			}
+		})
+	}
+}
+
+// partSequence lists, in order, "T:" and the first line of each text and "I" for each image in
+// a decoded message of any dialect (a data:image URL, an image MIME type, a Bedrock image format).
+func partSequence(v any, key string) []string {
+	switch x := v.(type) {
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, partSequence(e, "")...)
+		}
+		return out
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var out []string
+		for _, k := range keys {
+			out = append(out, partSequence(x[k], k)...)
+		}
+		return out
+	case string:
+		switch {
+		case strings.HasPrefix(x, "data:image/"),
+			(key == "mimeType" || key == "media_type" || key == "mime_type") && strings.HasPrefix(x, "image/"),
+			key == "format" && (x == "png" || x == "jpeg"):
+			return []string{"I"}
+		case key == "text" || key == "output" || key == "content":
+			var out []string
+			for _, l := range strings.Split(x, "\n") {
+				if strings.Contains(l, ", page ") {
+					out = append(out, "T:"+l)
+				}
+			}
+			return out
+		}
+	}
+	return nil
 }
