@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/agentworks/artifact-worker/imaging"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
@@ -38,11 +39,13 @@ func BenchmarkPage(b *testing.B) {
 				b.Fatal(err)
 			}
 			sel, _ := pdfpages.ParsePages("1")
+			cpu := cpuTime()
 			for b.Loop() {
 				if _, err := r.Render(context.Background(), data, pdfpages.Options{Pages: sel, Target: pngOnly}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 			drawnSize(b, data, pngOnly)
 		})
 	}
@@ -89,12 +92,14 @@ func Benchmark20Pages(b *testing.B) {
 	if err := r.Wait(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+	cpu := cpuTime()
 	for b.Loop() {
 		doc, err := r.Render(context.Background(), data, pdfpages.Options{Target: claudeLike})
 		if err != nil || len(doc.Pages) != 20 {
 			b.Fatalf("%d pages, %v", len(doc.Pages), err)
 		}
 	}
+	reportCPU(b, cpu)
 	drawnSize(b, data, claudeLike)
 }
 
@@ -117,10 +122,17 @@ func pdftoppm(b *testing.B, in string, first, last, w, h int) {
 		b.Skip("pdftoppm is not installed (scripts/install-poppler.sh)")
 	}
 	out := filepath.Join(b.TempDir(), "page")
+	cpu := cpuTime()
+	defer reportCPU(b, cpu)
 	for b.Loop() {
 		cmd := exec.Command(bin, "-png", "-scale-to-x", strconv.Itoa(w), "-scale-to-y", strconv.Itoa(h), "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), in, out)
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("pdftoppm: %v: %s", err, msg)
 		}
 	}
+}
+
+// reportCPU reports the CPU milliseconds per operation since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
