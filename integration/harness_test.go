@@ -225,6 +225,12 @@ func (e *env) spawnWorker(t *testing.T, name string, extra ...string) *workerPro
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every worker of every run on the machine shares one compilation cache of the PDF renderer
+	// (wazero's, keyed by its version and the module): only the first PDF ever drawn here waits
+	// for the compile (seconds), not the first of each worker.
+	if shared := filepath.Join(os.TempDir(), "artifact-worker-wasm-cache-bin"); os.MkdirAll(shared, 0o755) == nil && os.MkdirAll(filepath.Join(e.dir, name), 0o755) == nil {
+		_ = os.Symlink(shared, filepath.Join(e.dir, name, "wasm-cache"))
+	}
 	cmd := exec.Command(workerBin, "run")
 	cmd.Env = append(os.Environ(),
 		"NATS_URL="+e.natsURL(),
