@@ -84,7 +84,6 @@ func New(c Caller, cfg Config) *mcp.Server {
 			params = withModelArguments(params, cfg.Locale)
 			handle = h.getArtifact
 		case tooldefs.GetHistoryImage:
-			params = withPagesArgument(params, cfg.Locale)
 			handle = h.getHistoryImage
 		case tooldefs.WriteFile:
 			handle = h.writeFile
@@ -108,22 +107,6 @@ func withModelArguments(params map[string]any, locale string) map[string]any {
 	props["service_id"] = map[string]any{"type": "string", "description": sid}
 	props["capabilities"] = map[string]any{"type": "array", "description": caps,
 		"items": map[string]any{"type": "string", "enum": contracts.Capabilities()}}
-	out := map[string]any{}
-	for k, v := range params {
-		out[k] = v
-	}
-	out["properties"] = props
-	return withPagesArgument(out, locale)
-}
-
-// withPagesArgument adds the optional pages argument ("1-3,7") to a tool's parameters: the pages
-// of a PDF sent as images, for those an earlier answer left out.
-func withPagesArgument(params map[string]any, locale string) map[string]any {
-	props := map[string]any{}
-	for k, v := range params["properties"].(map[string]any) {
-		props[k] = v
-	}
-	props["pages"] = map[string]any{"type": "string", "description": messages.Text(locale, messages.PagesDescription)}
 	out := map[string]any{}
 	for k, v := range params {
 		out[k] = v

@@ -183,7 +183,7 @@ const (
 	RefDescription          ID = "tool.get_artifact.ref"
 	ServiceIDDescription    ID = "tool.get_artifact.service_id"
 	CapabilitiesDescription ID = "tool.get_artifact.capabilities"
-	// PagesDescription: the MCP tools' optional pages argument.
+	// PagesDescription: get_artifact's and get_history_image's optional pages argument.
 	PagesDescription           ID = "tool.pages"
 	GetHistoryImageDescription ID = "tool.get_history_image"
 	ImageMD5Description        ID = "tool.get_history_image.image_md5"

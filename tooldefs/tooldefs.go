@@ -42,13 +42,15 @@ func object(required []string, props ...any) map[string]any {
 
 func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 
-// Tools returns the three tools with descriptions in locale (zh unless "en").
+// Tools returns the three tools with descriptions in locale (zh unless "en"). get_artifact and
+// get_history_image take an optional pages ("1-3,7"): the pages of a PDF sent as images, for those
+// an answer left out (its text names them).
 func Tools(locale string) []Tool {
 	return []Tool{
 		{Name: GetArtifact, Description: desc(locale, messages.GetArtifactDescription),
-			Parameters: object([]string{"ref"}, "ref", str(desc(locale, messages.RefDescription)))},
+			Parameters: object([]string{"ref"}, "ref", str(desc(locale, messages.RefDescription)), "pages", str(desc(locale, messages.PagesDescription)))},
 		{Name: GetHistoryImage, Description: desc(locale, messages.GetHistoryImageDescription),
-			Parameters: object([]string{"image_md5"}, "image_md5", str(desc(locale, messages.ImageMD5Description)))},
+			Parameters: object([]string{"image_md5"}, "image_md5", str(desc(locale, messages.ImageMD5Description)), "pages", str(desc(locale, messages.PagesDescription)))},
 		{Name: WriteFile, Description: desc(locale, messages.WriteFileDescription),
 			Parameters: object([]string{"path", "content", "mimeType"},
 				"path", str(desc(locale, messages.PathDescription)), "content", str(desc(locale, messages.ContentDescription)), "mimeType", str(desc(locale, messages.MimeTypeDescription)))},

@@ -20,6 +20,7 @@ export function artifactTools(worker, opts = {}) {
     async (args, config) => {
       const request = {
         ...(spec.name === "get_artifact" ? { ref: args?.ref } : { image_md5: args?.image_md5 }),
+        ...(args?.pages ? { pages: args.pages } : {}), // a PDF's pages to send as images ("1-3,7")
         ...(opts.serviceId ? { service_id: opts.serviceId } : {}),
         ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
         locale: opts.locale ?? "en", // as the descriptions: "en" unless told

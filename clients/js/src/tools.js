@@ -15,6 +15,10 @@ export const TOOL_SPECS = Object.freeze({
       "description": "Read an artifact. What comes back follows the current model's capabilities: text as it is; an image or file the model can read as image or file content; binary content it cannot read as a short text description (name, type, size), never base64 in text.",
       "parameters": {
         "properties": {
+          "pages": {
+            "description": "The PDF's pages to send (optional): such as \"1-3,7\" or \"21-\", numbered from 1; for pages an earlier answer left out",
+            "type": "string"
+          },
           "ref": {
             "description": "Artifact reference: artifact:{id}, or a workspace file's artifact ID ws:{workspaceId}:{base64Path}",
             "type": "string"
@@ -34,6 +38,10 @@ export const TOOL_SPECS = Object.freeze({
           "image_md5": {
             "description": "The image's MD5 hash (taken from the [Picture:history_xxx] placeholder; for a file, from [File:history_xxx])",
             "type": "string"
+          },
+          "pages": {
+            "description": "The PDF's pages to send (optional): such as \"1-3,7\" or \"21-\", numbered from 1; for pages an earlier answer left out",
+            "type": "string"
           }
         },
         "required": [
@@ -49,6 +57,10 @@ export const TOOL_SPECS = Object.freeze({
       "description": "读取工件内容。按当前模型的能力返回：文本原样返回；模型能读取的图片或文件以图片或文件内容返回；模型无法读取的二进制内容返回文本描述（名称、类型、大小），不会把 base64 放进文本。",
       "parameters": {
         "properties": {
+          "pages": {
+            "description": "PDF 要发送的页（可选）：如 \"1-3,7\" 或 \"21-\"，页码从 1 开始；用于读取上次回答未包含的页",
+            "type": "string"
+          },
           "ref": {
             "description": "工件引用：artifact:{id}，或工作区文件的工件ID ws:{workspaceId}:{base64Path}",
             "type": "string"
@@ -67,6 +79,10 @@ export const TOOL_SPECS = Object.freeze({
         "properties": {
           "image_md5": {
             "description": "图片的 MD5 哈希值（从 [Picture:history_xxx] 占位符中提取；文件取自 [File:history_xxx]）",
+            "type": "string"
+          },
+          "pages": {
+            "description": "PDF 要发送的页（可选）：如 \"1-3,7\" 或 \"21-\"，页码从 1 开始；用于读取上次回答未包含的页",
             "type": "string"
           }
         },
@@ -99,7 +115,7 @@ export function toolSpecs(locale = "en") {
  * the placeholder and a sentence saying so, which only the assembly carries). resultParts reads both.
  * @param {import("./index.js").WorkerClient} worker
  * @param {"get_artifact" | "get_history_image"} name
- * @param {Record<string, unknown>} args the model's arguments (ref, or image_md5)
+ * @param {Record<string, unknown>} args the model's arguments (ref, or image_md5; pages)
  * @param {{serviceId?: string, capabilities?: string[], locale?: string, timeout?: number, scope?: string}} [opts] scope: the Artifact-Worker-Scope of every call (set by the runtime; the model cannot change it)
  */
 export function callTool(worker, name, args, opts = {}) {
@@ -107,6 +123,7 @@ export function callTool(worker, name, args, opts = {}) {
   if (!subject) throw new Error(`callTool: unknown tool ${JSON.stringify(name)}`);
   const request = {
     ...(name === "get_artifact" ? { ref: args?.ref, media: "result" } : { image_md5: args?.image_md5, media: "assembly", dialect: "anthropic" }),
+    ...(args?.pages ? { pages: args.pages } : {}), // a PDF's pages to send as images ("1-3,7")
     ...(opts.serviceId ? { service_id: opts.serviceId } : {}),
     ...(opts.capabilities ? { capabilities: opts.capabilities } : {}),
     locale: opts.locale ?? "en", // the tools' descriptions and their results in one language: "en" unless told
@@ -130,6 +147,11 @@ export function resultParts(result) {
     if (result.content) parts.push({ type: "text", text: result.content });
     if (result.imageUrl) parts.push({ type: "media", ...fromDataURL(result.imageUrl.image_url.url) });
     if (result.file) parts.push({ type: "media", mimeType: result.file.file.mimeType, data: result.file.file.data, filename: result.file.file.filename });
+    // A PDF sent as its pages (routing "pages"): each page's name and text layer, then its image.
+    for (const p of result.pages?.images ?? []) {
+      if (p.text) parts.push({ type: "text", text: p.text });
+      parts.push({ type: "media", ...fromDataURL(p.imageUrl.image_url.url) });
+    }
     return parts;
   }
   const asm = result?.assembly;

@@ -4,6 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { WorkerClient, assembleTurn } from "../src/index.js";
+import { callTool, resultParts } from "../src/tools.js";
 import { DIALECT_TABLE } from "../src/dialects.js";
 import { natsURL, randomId } from "./fixtures.js";
 
@@ -43,4 +44,13 @@ test("a PDF's pages go into the next turn in every dialect, each page's text the
       }
     });
   }
+});
+
+test("the framework adapters' callTool passes pages and resultParts keeps each page's text and image", async () => {
+  const written = await client.fileWritten({ workspace_id: randomId("js"), path: "report.pdf", mime_type: "application/pdf", content_base64: report.toString("base64") });
+  const res = await callTool(client, "get_artifact", { ref: written.artifactId, pages: "2" }, { capabilities: ["text", "vision"], timeout: 120_000 });
+  const parts = resultParts(res);
+  const seq = parts.map((p) => (p.type === "text" ? "T:" + p.text.split("\n")[0] : p.mimeType));
+  assert.deepEqual(seq.slice(1), ["T:report.pdf, page 2 of 2", "image/png"], seq.join("|"));
+  assert.ok(parts[1].text.includes("Text layer:\nPage two"), parts[1].text);
 });
