@@ -16,7 +16,9 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/dialects"
 	"github.com/agentworks/artifact-worker/historyimage"
+	"github.com/agentworks/artifact-worker/imaging"
 	"github.com/agentworks/artifact-worker/internal/testing/agentsession"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/routing"
@@ -283,4 +285,46 @@ func decodeLangChainMessage(t *testing.T, dialect string, raw json.RawMessage) p
 		t.Errorf("role %q", ai.Role)
 	}
 	return parts{}
+}
+
+// TestPreprocessedPDFPagesDecode: a PDF in the latest turn that context.preprocess replaces by its
+// pages for a model that reads images but takes no PDF (historyimage.Options.Pages, with the pieces
+// routing.WithPages and PagePieces give) still decodes message by message into the provider's
+// official types, with one image part per page and no document left.
+func TestPreprocessedPDFPagesDecode(t *testing.T) {
+	pdf := base64.StdEncoding.EncodeToString(testfiles.PDF())
+	png := testfiles.PNG(60, 80)
+	page := func(n int) routing.RenderedPage {
+		info := imaging.Info{Format: "png", Width: 60, Height: 80, Bytes: int64(len(png))}
+		return routing.RenderedPage{Number: n, Text: "page text", Image: imaging.Result{Data: png, Format: "png", Original: info, Sent: info}}
+	}
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			if !routing.DialectCarries(v.dialect, contracts.BinaryDocument, "pdf") {
+				t.Skip("the dialect carries no PDF part")
+			}
+			in := agentsession.Build(agentsession.Session{Dialect: v.dialect, ToolResultMedia: v.toolResultMedia, StrictToolOrdering: v.strict,
+				Task: "Read the report.", Turns: 1, Media: func(int) agentsession.Media {
+					return agentsession.Media{MIME: "application/pdf", Base64: pdf, Filename: "report.pdf"}
+				}})
+			opts := historyimage.Options{Dialect: v.dialect, KeepTurns: 1,
+				Readable: func(kind string) bool { return kind == contracts.BinaryImage },
+				Describe: func(d historyimage.Described) string {
+					return routing.DescribeHistoryMedia("en", d.Placeholder, d.Filename, d.MIME, d.Size)
+				},
+				Pages: func(_ context.Context, in historyimage.PagesInput) ([]dialects.Piece, bool) {
+					described := routing.Route(routing.Input{ID: "a1", Filename: "report.pdf", Content: in.Data, Capabilities: routing.NewCapabilities("text", "vision"), Locale: "en"})
+					res := routing.WithPages(described, routing.RenderedPages{Total: 9, Pages: []routing.RenderedPage{page(1), page(2)}, Left: "3-9"}, "en")
+					intro, pages := routing.PagePieces(res, in.Dialect)
+					return append([]dialects.Piece{{Text: intro}}, pages...), true
+				}}
+			out, rep, err := historyimage.PreprocessWith(t.Context(), in, discard{}, opts)
+			if err != nil || rep.Stats.PDFPages != 2 {
+				t.Fatalf("preprocess: %v %+v", err, rep.Stats)
+			}
+			if p := decodeContext(t, v.dialect, out); p.images != 2 || p.total() != 2 {
+				t.Errorf("after preprocessing: %+v, want the 2 page images", p)
+			}
+		})
+	}
 }
