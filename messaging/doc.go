@@ -8,7 +8,8 @@
 //   - a dead-letter stream (default WORKER_DEADLETTER) capturing deadletter.>.
 //
 // The buckets the pipeline uses are created beside it, not by EnsureTopology: EnsureReplies
-// creates the KV bucket of recorded replies (WORKER_REPLIES), and the claim-check Object Store
+// creates the KV bucket of recorded replies and running markers (WORKER_REPLIES: one execution
+// per request, replies.go and running.go), and the claim-check Object Store
 // bucket is package claimcheck's (claimcheck.EnsureConfig, called by service.New).
 //
 // Delivery: a message is acked only after its reply was published (or, for a failure that cannot

@@ -64,10 +64,11 @@ type Config struct {
 	// invalid_request (REQUIRE_SCOPE).
 	RequireScope bool
 	// ReadOnly lists the subjects whose handlers change nothing but their reply (reads: a second run
-	// of one is harmless). With Deps.Replies, their reply record is looked up while the handler runs
-	// instead of before it, which saves a round trip to the server per request; when a record is
-	// found, it answers and the handler's result is dropped. Every other subject's handler runs only
-	// once no record was found.
+	// of one is harmless). With Deps.Replies, their reply record is looked up, and the request
+	// claimed with a running marker (running.go), while the handler runs instead of before it, which
+	// saves a round trip to the server per request; when a record is found or waited for, it answers
+	// and the handler's result is dropped. Every other subject's handler runs only once its delivery
+	// claimed the request.
 	ReadOnly []string
 }
 

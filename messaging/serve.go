@@ -194,8 +194,9 @@ type Processor struct {
 	// CompleteError, optional, completes the error reply (see ErrorCompleter).
 	CompleteError ErrorCompleter
 	Handler       Handler
-	// recall, when set, is asked before the handler runs whether the request already ran (the
-	// pipeline's reply records); true ends processing with Outcome.Recalled.
+	// recall, when set, is asked before the handler runs whether the request already ran or runs
+	// elsewhere (the pipeline's reply records and running markers, waiting for the record of a
+	// running one), and claims it otherwise; true ends processing with Outcome.Recalled.
 	recall func(ctx context.Context, requestID string, body []byte) (bool, error)
 	// recallAlongside asks recall while the handler runs, not before (Config.ReadOnly).
 	recallAlongside bool
@@ -232,7 +233,8 @@ type Outcome struct {
 	Reply contracts.Reply
 	// BytesIn is the size of the resolved body.
 	BytesIn int
-	// Recalled: the request already ran; its recorded reply answers it (the pipeline only).
+	// Recalled: the request already ran (or ran meanwhile elsewhere); its recorded reply answers it
+	// (the pipeline only).
 	Recalled bool
 	// Refusal, when not nil, says the handler refused a reference outside the request's scope
 	// (answered as not found).
