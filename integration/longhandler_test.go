@@ -51,7 +51,10 @@ func TestLongHandlerKeptByItsHeartbeatThenItsWorkerKilled(t *testing.T) {
 	}
 	slow.kill()
 	killed := time.Now()
-	f := l.waitAll(30 * time.Second)
+	// Both asks answered: the request once it ran on the other worker, its ask again (held by either
+	// worker, waiting; redelivered when it was the killed one's) with the same reply.
+	waitFor(t, 30*time.Second, "both asks answered", func() bool { return len(l.reply(id)) >= 2 })
+	f := l.waitAll(time.Second)
 	after := time.Duration(0)
 	l.mu.Lock()
 	if at, ok := l.firstAt[id]; ok {

@@ -28,8 +28,8 @@ import (
 // A marker lives as long as its owner: it is written again with every heartbeat of the owner's
 // delivery (every AckWait/3, the heartbeat that keeps JetStream from redelivering it), each write
 // checked against the revision the owner last wrote, so that it never replaces a record or another
-// delivery's claim. A marker not written again for the lease (AckWait plus one heartbeat interval:
-// four heartbeats missed) is its dead owner's: the first asker to see it so takes the key over with
+// delivery's claim. A marker not written again for the lease (AckWait: three heartbeats missed,
+// the time after which JetStream redelivers a message whose heartbeats stopped) is its dead owner's: the first asker to see it so takes the key over with
 // a revision-checked write and runs the request (a request whose worker was killed runs again
 // elsewhere, once). The age is judged from the marker's server timestamp against the asker's
 // clock, or, whatever the clocks, from the asker having seen the same revision for the lease. A
@@ -39,7 +39,7 @@ import (
 // Limits: an owner that is alive but cannot write to WORKER_REPLIES for the lease (cut off from
 // the bucket's quorum) loses its claim, and the request may run twice; so may a handler that
 // outlives its delivery's budget (its heartbeats stop). Worker and NATS server clocks must be within
-// AckWait of each other, or a live marker can look dead to a worker whose clock is ahead. A bucket
+// two thirds of AckWait of each other, or a live marker can look dead to a worker whose clock is ahead. A bucket
 // that refuses writes (full) runs every request without a marker, as it stores no records then.
 
 // marker is a running marker's content: the delivery that owns the key.

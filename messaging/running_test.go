@@ -21,8 +21,8 @@ import (
 
 // A request asked again while its first execution is still running (a client's re-ask under
 // another Nats-Msg-Id) does not run again: it waits for the first execution's reply and is
-// answered with it (outcome replayed). The first run outlives the marker's lease (ACK_WAIT 1 s plus
-// a heartbeat) several times over: its heartbeat keeps the claim. A request that writes
+// answered with it (outcome replayed). The first run outlives the marker's lease (ACK_WAIT, 1 s)
+// several times over: its heartbeat keeps the claim. A request that writes
 // (file_written) writes once; on a read-only subject the handler may run alongside the claim,
 // but its result is dropped and both callers get the first run's reply.
 func TestRequestAskedAgainWhileRunningRunsOnce(t *testing.T) {
@@ -61,7 +61,7 @@ func testAskedAgainWhileRunning(t *testing.T, subject string, readOnly []string)
 	again := r.send(subject, body, nats.Header{contracts.HeaderMsgID: []string{"slow.again-1"}})
 	// Past four leases: a marker that was not kept alive, or an ask that did not wait, would run it
 	// again meanwhile (writes 2).
-	time.Sleep(4 * (ackWait + ackWait/3))
+	time.Sleep(4 * ackWait)
 	if n := writes.Load(); n != 1 && readOnly == nil {
 		t.Fatalf("the request ran %d times while its first run was still going, want once", n)
 	}

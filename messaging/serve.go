@@ -134,10 +134,9 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 }
 
 // lease is how long a running marker not written again stays its owner's: AckWait, after which
-// JetStream redelivers a message whose heartbeats stopped, plus one heartbeat interval.
-func (p *Pipeline) lease() time.Duration {
-	return p.cfg.Topology.AckWait + heartbeatInterval(p.cfg.Topology.AckWait)
-}
+// JetStream redelivers a message whose heartbeats stopped (three heartbeats missed). The redelivery
+// of a dead owner's request so finds its marker just expired.
+func (p *Pipeline) lease() time.Duration { return p.cfg.Topology.AckWait }
 
 // endRun ends the delivery's claim on its request (running.go), once its fate is decided: the
 // marker is no longer written with the heartbeat, and deleted when no record replaced it.
