@@ -42,7 +42,7 @@ func jsDir(t *testing.T) string {
 func TestJavaScript(t *testing.T) {
 	dir := jsDir(t)
 	e := newEnv(t)
-	w := e.startWorker(t, "js", "LLM_SERVICES_FILE=")
+	w := e.startWorker(t, "js", "LLM_SERVICES_FILE=", "TENANTS=jsacme") // client.test.js calls as tenant jsacme too
 	start := time.Now()
 	cmd := exec.Command("node", "--test", "--test-concurrency=1", "test/")
 	cmd.Dir = dir

@@ -105,6 +105,12 @@ export interface ClientOptions {
    * cluster: a server cut off from its cluster (4 000; negative: never). The Go client's SetSwitchAfter.
    */
   switchAfter?: number;
+  /**
+   * The tenant of a worker pool shared by tenants (the worker's TENANTS): calls go to
+   * tenant.<tenant>.<subject>, large bodies through WORKER_CLAIMS_<tenant>, replies under
+   * _INBOX.<tenant>. Connect with `inboxPrefix: "_INBOX.<tenant>"` too (JetStream's acknowledgements).
+   */
+  tenant?: string;
 }
 
 export declare function newRequestId(): string;

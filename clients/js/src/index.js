@@ -9,7 +9,7 @@ import { DIALECT_TABLE, TURN_NOTES } from "./dialects.js";
 // constants (constants.js); the ones the package always exported are exported again here.
 import {
   CLAIM_CHECK_BUCKET, CONTRACT_VERSION, HEADER_CLAIM_CHECK, HEADER_DEADLINE, HEADER_MSG_ID, HEADER_REPLY_TO, HEADER_SCOPE, HEADROOM,
-  REQUEST_REPLY_PREFIX, STREAM, Subjects,
+  REQUEST_REPLY_PREFIX, STREAM, Subjects, TENANT_CLAIM_CHECK_BUCKET_PREFIX, TENANT_INBOX_PREFIX, TENANT_SUBJECT_PREFIX,
 } from "./constants.js";
 export { CLAIM_CHECK_BUCKET, CONTRACT_VERSION, HEADER_DEADLINE, HEADER_SCOPE, REQUEST_REPLY_PREFIX, STREAM, Subjects };
 
@@ -151,12 +151,15 @@ const dec = new TextDecoder();
 export class WorkerClient {
   /**
    * @param {import("@nats-io/transport-node").NatsConnection} nc
-   * @param {{timeout?: number, storeAttemptTimeout?: number, scope?: string, switchAfter?: number}} [opts] timeout: default milliseconds a
+   * @param {{timeout?: number, storeAttemptTimeout?: number, scope?: string, switchAfter?: number, tenant?: string}} [opts] timeout: default milliseconds a
    *   call waits (60 000); storeAttemptTimeout: milliseconds one attempt at storing a request waits
    *   for JetStream's acknowledgement before it is tried again (3 000); scope: the
    *   Artifact-Worker-Scope of every call that does not give its own; switchAfter: milliseconds
    *   JetStream may go unanswered through the connection's server while the connection is up
-   *   before the client reconnects it to another server of the cluster (4 000; negative: never)
+   *   before the client reconnects it to another server of the cluster (4 000; negative: never);
+   *   tenant: the tenant of a worker pool shared by tenants (the worker's TENANTS): calls go to
+   *   tenant.<tenant>.<subject>, large bodies through WORKER_CLAIMS_<tenant>, replies under
+   *   _INBOX.<tenant> (connect nc with `inboxPrefix: "_INBOX.<tenant>"` too, for JetStream's acks)
    */
   constructor(nc, opts = {}) {
     this.nc = nc;
@@ -164,6 +167,12 @@ export class WorkerClient {
     this.timeout = opts.timeout ?? DEFAULT_TIMEOUT_MS;
     this.storeAttemptTimeout = opts.storeAttemptTimeout ?? STORE_ATTEMPT_TIMEOUT_MS;
     this.scope = opts.scope ?? "";
+    // A tenant of a shared pool (the worker's TENANTS): its subjects, claim-check bucket and inbox prefix.
+    this.tenant = opts.tenant ?? "";
+    if (this.tenant && !/^[a-z0-9][a-z0-9_-]{0,31}$/.test(this.tenant)) {
+      throw new Error(`tenant ${JSON.stringify(this.tenant)}: 1..32 of a-z, 0-9, '_' and '-' (not first)`);
+    }
+    this.claimBucket = this.tenant ? TENANT_CLAIM_CHECK_BUCKET_PREFIX + this.tenant : CLAIM_CHECK_BUCKET;
     this.ownsConnection = false;
     this.claimsPromise = null;
     this.lastMaxPayload = nc.info?.max_payload;
@@ -171,7 +180,7 @@ export class WorkerClient {
     // requests do): each call's reply subject is a token under it. A subscription per call would put
     // the server's interest in flight with each request, and in a cluster a reply published before
     // that interest crossed the route is dropped.
-    this.inboxPrefix = createInbox() + ".";
+    this.inboxPrefix = createInbox(this.tenant ? TENANT_INBOX_PREFIX + this.tenant : undefined) + ".";
     /** @type {Map<string, (msg: any) => void>} calls waiting, by reply token */
     this.waiting = new Map();
     this.replySub = nc.subscribe(this.inboxPrefix + "*", {
@@ -249,8 +258,8 @@ export class WorkerClient {
     if (!this.claimsPromise) {
       // Without the account check ($JS.API.INFO), which a caller's permissions need not allow.
       const objm = new Objm(jetstream(this.nc, { checkAPI: false }));
-      this.claimsPromise = objm.open(CLAIM_CHECK_BUCKET).catch(() =>
-        objm.create(CLAIM_CHECK_BUCKET, { ttl: CLAIM_TTL_NS, description: "artifact worker claim checks" }));
+      this.claimsPromise = objm.open(this.claimBucket).catch(() =>
+        objm.create(this.claimBucket, { ttl: CLAIM_TTL_NS, description: "artifact worker claim checks" }));
       this.claimsPromise.catch(() => { this.claimsPromise = null; });
     }
     return this.claimsPromise;
@@ -299,6 +308,7 @@ export class WorkerClient {
    * @returns {Promise<Uint8Array>}
    */
   async callRaw(subject, body, opts = {}) {
+    if (this.tenant && Object.values(Subjects).includes(subject)) subject = TENANT_SUBJECT_PREFIX + this.tenant + "." + subject;
     const timeoutMs = opts.timeout ?? this.timeout;
     const scope = opts.scope || this.scope;
     const requestId = opts.requestId ?? requestIdOf(body);
@@ -407,7 +417,7 @@ export class WorkerClient {
     if (!name) return msg.data;
     const claims = await this.claims();
     const data = await claims.getBlob(name);
-    if (data === null) throw new Error(`claim-checked reply ${name} is no longer in ${CLAIM_CHECK_BUCKET} (expired)`);
+    if (data === null) throw new Error(`claim-checked reply ${name} is no longer in ${this.claimBucket} (expired)`);
     await this.deleteClaim(claims, name).catch(() => {});
     return data;
   }
@@ -443,10 +453,10 @@ export class WorkerClient {
     const info = await claims.info(name);
     if (!info) return;
     const jsm = await this.jsm();
-    const stream = "OBJ_" + CLAIM_CHECK_BUCKET;
-    if (info.nuid) await jsm.streams.purge(stream, { filter: `$O.${CLAIM_CHECK_BUCKET}.C.${info.nuid}` });
+    const stream = "OBJ_" + this.claimBucket;
+    if (info.nuid) await jsm.streams.purge(stream, { filter: `$O.${this.claimBucket}.C.${info.nuid}` });
     const meta = btoa(String.fromCharCode(...enc.encode(name))).replaceAll("+", "-").replaceAll("/", "_");
-    await jsm.streams.purge(stream, { filter: `$O.${CLAIM_CHECK_BUCKET}.M.${meta}` });
+    await jsm.streams.purge(stream, { filter: `$O.${this.claimBucket}.M.${meta}` });
   }
 }
 

@@ -320,6 +320,26 @@ test("a scope (client option or per call) makes the worker answer another worksp
   await assert.rejects(callTool(client, "get_artifact", { ref: other.artifactId }, { scope: `ws:${mine}` }), notFound(other.artifactId));
 });
 
+test("a tenant's client (tenant option) calls its tenant's subjects, bucket and inbox: the pool's own calls do not find its files", async () => {
+  assert.throws(() => new WorkerClient(client.nc, { tenant: "Acme.x" }), /tenant "Acme.x"/);
+  // integration/js_test.go starts the worker with TENANTS=jsacme.
+  const nc = await connect({ servers: natsURL, inboxPrefix: "_INBOX.jsacme" });
+  try {
+    const acme = new WorkerClient(nc, { tenant: "jsacme" });
+    assert.ok(acme.inboxPrefix.startsWith("_INBOX.jsacme."), acme.inboxPrefix);
+    const ws = randomId("jstenant");
+    // Over max_payload: the request goes through WORKER_CLAIMS_jsacme, where the worker looks for it.
+    const big = "# tenant\n" + "y".repeat(3 << 20);
+    const own = await acme.fileWritten({ workspace_id: ws, path: "plan.md", mime_type: "text/markdown", agent_id: "js", content: big });
+    assert.equal((await acme.metadata({ id: own.artifactId })).size, big.length);
+    assert.ok((await acme.getArtifact({ ref: own.artifactId, service_id: "deepseek-chat" })).content.startsWith("# tenant"));
+    const notFound = (err) => err instanceof WorkerError && err.code === "artifact_not_found" && err.ref === own.artifactId;
+    await assert.rejects(client.getArtifact({ ref: own.artifactId, service_id: "deepseek-chat" }), notFound);
+  } finally {
+    await nc.close();
+  }
+});
+
 // A server where JetStream does not answer for the worker's streams (integration/js_test.go starts
 // one beside the worker's: JetStream on, no stream), standing in for a server cut off from its
 // cluster: the client's connection is up, every attempt at storing goes unanswered (no responders).
