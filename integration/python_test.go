@@ -33,7 +33,7 @@ func TestPython(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t)
-	w := e.startWorker(t, "py", "LLM_SERVICES_FILE=")
+	w := e.startWorker(t, "py", "LLM_SERVICES_FILE=", "TENANTS=pyacme") // test_client.py calls as tenant pyacme too
 	start := time.Now()
 	cmd := exec.Command(python, "-m", "unittest", "discover", "-s", "tests", "-v")
 	cmd.Dir = dir

@@ -110,6 +110,26 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
                 res = await scoped.get_artifact(ref=other["artifactId"], service_id="deepseek-chat", headers={HEADER_SCOPE: f"ws:{theirs}"})
                 self.assertEqual(res["content"], "# " + theirs)
 
+    async def test_tenant_option_uses_its_subjects_bucket_and_inbox(self):
+        with self.assertRaises(ValueError):
+            WorkerClient(self.nc, tenant="Acme.x")
+        with self.assertRaises(ValueError):  # a connection without the tenant's inbox prefix
+            WorkerClient(self.nc, tenant="pyacme")
+        # integration/python_test.go starts the worker with TENANTS=pyacme.
+        for transport in TRANSPORTS:
+            with self.subTest(transport):
+                acme = await WorkerClient.connect(_env.NATS_URL, tenant="pyacme", transport=transport)
+                try:
+                    # Over max_payload: the request goes through WORKER_CLAIMS_pyacme, where the worker looks.
+                    big = "# tenant\n" + "y" * (3 << 20)
+                    own = await acme.file_written(workspace_id=_env.random_id("pytenant"), path="plan.md", mime_type="text/markdown", content=big)
+                    self.assertEqual((await acme.metadata(id=own["artifactId"]))["size"], len(big))
+                    with self.assertRaises(WorkerError) as cm:
+                        await self.clients[transport].get_artifact(ref=own["artifactId"], service_id="deepseek-chat")
+                    self.assertEqual((cm.exception.code, cm.exception.ref), ("artifact_not_found", own["artifactId"]))
+                finally:
+                    await acme.close()
+
     async def test_error_reply_is_a_worker_error_with_its_tool_result(self):
         for transport, client in self.clients.items():
             with self.subTest(transport):

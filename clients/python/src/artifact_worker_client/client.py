@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 import secrets
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Mapping, Optional, Tuple
@@ -31,6 +32,9 @@ from .contract import (
     HEADROOM,
     REQUEST_REPLY_PREFIX,
     STREAM,
+    TENANT_CLAIM_CHECK_BUCKET_PREFIX,
+    TENANT_INBOX_PREFIX,
+    TENANT_SUBJECT_PREFIX,
     Subjects,
 )
 from .errors import ClaimCheckError, DuplicateRequestError, ExpiredError, StoreError, WorkerError, WorkerTimeoutError
@@ -130,9 +134,17 @@ class WorkerClient:
         store_attempt_timeout: float = STORE_ATTEMPT_TIMEOUT,
         scope: str = "",
         switch_after: float = SWITCH_AFTER,
+        tenant: str = "",
     ) -> None:
         if transport not in ("jetstream", "request"):
             raise ValueError(f'transport must be "jetstream" or "request", not {transport!r}')
+        if tenant and not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,31}", tenant):
+            raise ValueError(f"tenant {tenant!r}: 1..32 of a-z, 0-9, '_' and '-' (not first)")
+        #: A tenant of a worker pool shared by tenants (the worker's TENANTS): calls go to
+        #: tenant.<tenant>.<subject>, large bodies through WORKER_CLAIMS_<tenant>, replies under the
+        #: inbox prefix _INBOX.<tenant>, which nc must have been connected with (``inbox_prefix``).
+        self.tenant = tenant
+        self.claim_bucket = TENANT_CLAIM_CHECK_BUCKET_PREFIX + tenant if tenant else CLAIM_CHECK_BUCKET
         self.nc = nc
         self.js = nc.jetstream()
         self.timeout = timeout
@@ -147,6 +159,8 @@ class WorkerClient:
         # per call would put the server's interest in flight with each request, and in a cluster a
         # reply published before that interest crossed the route is dropped.
         self._inbox_prefix = nc.new_inbox() + "."
+        if tenant and not self._inbox_prefix.startswith(TENANT_INBOX_PREFIX + tenant + "."):
+            raise ValueError(f'tenant {tenant}: connect with inbox_prefix="{TENANT_INBOX_PREFIX}{tenant}": the worker answers the tenant\'s requests only under it')
         self._waiting: dict = {}  # reply token -> the call's asyncio.Queue
         self._reply_sub: Any = None
         self._reply_sub_lock = asyncio.Lock()
@@ -161,10 +175,13 @@ class WorkerClient:
 
         ``servers``: a URL, a list of them, or a comma-separated list (as ``NATS_URL`` is written
         for the worker). ``options``: the client's own (``timeout``, ``transport``,
-        ``store_attempt_timeout``, ``scope``, ``switch_after``); the others go to ``nats.connect``."""
+        ``store_attempt_timeout``, ``scope``, ``switch_after``, ``tenant``: the connection then gets
+        the tenant's inbox prefix); the others go to ``nats.connect``."""
         if isinstance(servers, str):
             servers = [u.strip() for u in servers.split(",") if u.strip()]
-        own = {k: options.pop(k) for k in ("timeout", "transport", "store_attempt_timeout", "scope", "switch_after") if k in options}
+        own = {k: options.pop(k) for k in ("timeout", "transport", "store_attempt_timeout", "scope", "switch_after", "tenant") if k in options}
+        if own.get("tenant"):
+            options.setdefault("inbox_prefix", TENANT_INBOX_PREFIX + own["tenant"])
         options.setdefault("name", "artifact-worker-py")
         options.setdefault("max_reconnect_attempts", -1)
         nc = await nats.connect(servers, **options)
@@ -265,6 +282,8 @@ class WorkerClient:
         timeout = self.timeout if timeout is None else timeout
         if request_id is None:
             request_id = _request_id_of(body)
+        if self.tenant and subject in Subjects.ALL:
+            subject = TENANT_SUBJECT_PREFIX + self.tenant + "." + subject
         call = _Call(self, subject, request_id, timeout)
         return await call.run(body, headers or {})
 
@@ -272,10 +291,10 @@ class WorkerClient:
         """The claim-check bucket, opened once (created with a 1 h TTL only if no worker made it yet)."""
         if self._claims is None:
             try:
-                self._claims = await self.js.object_store(CLAIM_CHECK_BUCKET)
+                self._claims = await self.js.object_store(self.claim_bucket)
             except nats.js.errors.BucketNotFoundError:
                 self._claims = await self.js.create_object_store(
-                    CLAIM_CHECK_BUCKET,
+                    self.claim_bucket,
                     config=api.ObjectStoreConfig(
                         description="bodies of worker requests and replies too large for one NATS message",
                         ttl=_CLAIM_TTL,
@@ -294,7 +313,7 @@ class WorkerClient:
         try:
             obj = await (await self.claims()).get(name)
         except nats.js.errors.ObjectNotFoundError:
-            raise ClaimCheckError(f"the claim-checked reply {name} is no longer in {CLAIM_CHECK_BUCKET} (expired or deleted)") from None
+            raise ClaimCheckError(f"the claim-checked reply {name} is no longer in {self.claim_bucket} (expired or deleted)") from None
         try:
             await asyncio.wait_for(self.delete_claim(name), _DELETE_TIMEOUT)
         except (nats.errors.Error, asyncio.TimeoutError):
@@ -310,11 +329,11 @@ class WorkerClient:
             info = await bucket.get_info(name, show_deleted=True)
         except nats.js.errors.ObjectNotFoundError:
             return
-        stream = "OBJ_" + CLAIM_CHECK_BUCKET
+        stream = "OBJ_" + self.claim_bucket
         if info.nuid:
-            await self.js.purge_stream(stream, subject=f"$O.{CLAIM_CHECK_BUCKET}.C.{info.nuid}")
+            await self.js.purge_stream(stream, subject=f"$O.{self.claim_bucket}.C.{info.nuid}")
         meta = base64.urlsafe_b64encode(name.encode()).decode()
-        await self.js.purge_stream(stream, subject=f"$O.{CLAIM_CHECK_BUCKET}.M.{meta}")
+        await self.js.purge_stream(stream, subject=f"$O.{self.claim_bucket}.M.{meta}")
 
 
 class _Call:
@@ -453,7 +472,7 @@ class _Call:
     def _refused(self, err: nats.js.errors.APIError) -> StoreError:
         what = "the request"
         if err.err_code == _ERR_CODE_STORE_FAILED and "maximum bytes" in (err.description or ""):
-            what = f"the request (the claim-check bucket {CLAIM_CHECK_BUCKET} is full)"
+            what = f"the request (the claim-check bucket {self.c.claim_bucket} is full)"
         return StoreError(
             f"{self.subject} request_id {json.dumps(self.request_id)}: JetStream refused {what} "
             f"({err.description or err}); it is not stored",
