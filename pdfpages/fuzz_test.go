@@ -14,7 +14,7 @@ import (
 )
 
 // FuzzRender feeds the renderer arbitrary bytes and page selections: it answers with pages or one
-// of its errors, never panics, and every page it returns is within the target. The seeds include
+// of its errors, never panics, and every page it returns is within the target. Its seed inputs include
 // the hostile shapes: encrypted (locked.pdf), broken, zero pages, a page of 200 x 200 inches
 // (bigpage.pdf), a page tree and a form that reference themselves (selfref.pdf), and objects
 // nested thousands deep.
