@@ -29,18 +29,23 @@ import (
 // delivery (every AckWait/3, the heartbeat that keeps JetStream from redelivering it), each write
 // checked against the revision the owner last wrote, so that it never replaces a record or another
 // delivery's claim. A marker not written again for the lease (AckWait: three heartbeats missed,
-// the time after which JetStream redelivers a message whose heartbeats stopped) is its dead owner's: the first asker to see it so takes the key over with
-// a revision-checked write and runs the request (a request whose worker was killed runs again
-// elsewhere, once). The age is judged from the marker's server timestamp against the asker's
-// clock, or, whatever the clocks, from the asker having seen the same revision for the lease. A
-// delivery that ends without a record (a transient failure handed back to JetStream, a dead letter,
-// a record refused) deletes its marker, revision-checked, so that the next ask runs at once.
+// the time after which JetStream redelivers a message whose heartbeats stopped) is its dead
+// owner's: the first asker to see it so takes the key over with a revision-checked write and runs
+// the request (a request whose worker was killed runs again elsewhere, once). The age is judged
+// from the marker's server timestamp against the asker's clock, or, whatever the clocks, from the
+// asker having seen the same revision for the lease. Only JetStream's redelivery of the marker's
+// own request (which already found its heartbeats stopped) takes it on its age alone; any other
+// ask also watches it unchanged for a heartbeat interval, so that an owner whose writes were held
+// up (a failed write is tried again within a second) is seen writing again. A delivery that ends
+// without a record (a transient failure handed back to JetStream, a dead letter, a record refused)
+// deletes its marker, revision-checked, so that the next ask runs at once.
 //
 // Limits: an owner that is alive but cannot write to WORKER_REPLIES for the lease (cut off from
 // the bucket's quorum) loses its claim, and the request may run twice; so may a handler that
-// outlives its delivery's budget (its heartbeats stop). Worker and NATS server clocks must be within
-// two thirds of AckWait of each other, or a live marker can look dead to a worker whose clock is ahead. A bucket
-// that refuses writes (full) runs every request without a marker, as it stores no records then.
+// outlives its delivery's budget (its heartbeats stop). Worker and NATS server clocks must be
+// within two thirds of AckWait of each other, or a live marker can look dead to a worker whose
+// clock is ahead. A bucket that refuses writes (full) runs every request without a marker, as it
+// stores no records then.
 
 // marker is a running marker's content: the delivery that owns the key.
 type marker struct{ seq, delivery uint64 }
@@ -118,7 +123,8 @@ func (r *Replies) claim(ctx context.Context, key string, own marker, lease time.
 			if err != nil {
 				return nil, nil, fmt.Errorf("reply record: %w", err)
 			}
-			if m, ok := parseMarker(e.Value()); !ok {
+			m, isMarker := parseMarker(e.Value())
+			if !isMarker {
 				if rec := parseRecord(e.Value()); rec != nil {
 					return rec, nil, nil
 				}
@@ -130,7 +136,15 @@ func (r *Replies) claim(ctx context.Context, key string, own marker, lease time.
 			} else if e.Revision() != seenRev {
 				seenRev, seenAt = e.Revision(), time.Now()
 			}
-			if seenAt.IsZero() || time.Since(e.Created()) > lease || time.Since(seenAt) > lease {
+			// A marker older than the lease is dead. For a redelivery of the marker's own request,
+			// JetStream has already found its heartbeats stopped: its age is enough. Any other ask
+			// (a client's, another message) also watches it for a heartbeat interval first, so that an
+			// owner whose writes were held up (a bucket electing its leader) is seen writing again.
+			old := time.Since(e.Created()) > lease
+			if !(isMarker && m.seq == own.seq && m.delivery < own.delivery) {
+				old = old && time.Since(seenAt) > lease/3
+			}
+			if seenAt.IsZero() || old || time.Since(seenAt) > lease {
 				uctx, cancel := context.WithTimeout(ctx, recordCall)
 				rev, err := r.kv.Update(uctx, key, val, e.Revision())
 				cancel()
@@ -178,20 +192,34 @@ func (u *run) refresh() {
 	u.mu.Unlock()
 	go func() {
 		defer u.refreshs.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), recordCall)
-		defer cancel()
-		next, err := u.r.kv.Update(ctx, u.key, u.val, rev)
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		u.busy = false
-		switch {
-		case err == nil:
-			u.rev = next
-		case errors.Is(err, jetstream.ErrKeyRevisionMismatch):
-			u.rev = 0 // replaced: by the record, or by a delivery that took the key as dead
+		// A write that fails (the bucket electing a leader) is tried again soon, not a heartbeat later.
+		for attempt := 0; ; attempt++ {
+			ctx, cancel := context.WithTimeout(context.Background(), recordCall)
+			next, err := u.r.kv.Update(ctx, u.key, u.val, rev)
+			cancel()
+			u.mu.Lock()
+			switch {
+			case err == nil:
+				u.rev = next
+			case errors.Is(err, jetstream.ErrKeyRevisionMismatch):
+				u.rev = 0 // replaced: by the record, or by a delivery that took the key as dead
+			}
+			if err == nil || u.rev == 0 || u.done || attempt == refreshRetries {
+				u.busy = false
+				u.mu.Unlock()
+				return
+			}
+			u.mu.Unlock()
+			time.Sleep(refreshBackoff.Delay(attempt))
 		}
 	}()
 }
+
+// refreshRetries and refreshBackoff: a marker write that failed is tried again up to 3 times,
+// 100 ms to 400 ms apart.
+const refreshRetries = 3
+
+var refreshBackoff = backoff.Policy{Initial: 100 * time.Millisecond, Max: time.Second}
 
 // setRecorded notes that the request's record was stored: it replaced the marker.
 func (u *run) setRecorded() {
@@ -211,7 +239,11 @@ func (u *run) isRecorded() bool {
 func (u *run) end() {
 	u.mu.Lock()
 	u.done = true
+	recorded := u.recorded
 	u.mu.Unlock()
+	if recorded {
+		return // a refresh still in flight fails against the record's revision
+	}
 	u.refreshs.Wait()
 	u.mu.Lock()
 	rev, recorded := u.rev, u.recorded
