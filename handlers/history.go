@@ -112,8 +112,9 @@ func (h *Preprocess) Handle(ctx context.Context, req handling.Request) (any, err
 // pages renders a kept PDF of a context for a model with caps that reads images but takes no PDF
 // (routing.RendersPages), as tool.get_artifact renders one (renderPages: the same budget, fit and
 // left-out text), in the dialect the PDF's part was written in. The introduction names the PDF by
-// its placeholder, which tool.get_history_image fetches (with pages for those left out). ok is
-// false when the PDF keeps its description: the model takes PDFs, or it could not be drawn.
+// its placeholder, which tool.get_history_image fetches (with pages for those left out). A PDF that
+// is encrypted, has no pages or is damaged gets get_artifact's text saying so, with the placeholder.
+// ok is false when the PDF keeps its description: the model takes PDFs, or the renderer cannot run.
 func (h *Preprocess) pages(ctx context.Context, pdf historyimage.PagesInput, caps routing.Capabilities, loc, serviceID string) ([]dialects.Piece, bool) {
 	formats := formatsFor(h.Formats, serviceID, pdf.Dialect)
 	id := strings.TrimSuffix(strings.TrimPrefix(pdf.Placeholder, "[File:"), "]")
@@ -124,13 +125,19 @@ func (h *Preprocess) pages(ctx context.Context, pdf historyimage.PagesInput, cap
 		return nil, false
 	}
 	res, ok, err := renderPages(ctx, h.Pages, res, in, nil)
-	if err != nil || !ok || res.Routing != contracts.RoutePages {
+	if err != nil || !ok {
 		return nil, false
 	}
-	intro, pages := routing.PagePieces(res, pdf.Dialect)
-	// WithPages names an artifact ("report.pdf (artifact:history_...)"); this one is fetched back by
-	// its placeholder.
-	intro = strings.Replace(intro, "(artifact:"+id+")", "("+pdf.Placeholder+")", 1)
+	// WithPages and DescribePDF name an artifact ("report.pdf (artifact:history_...)"); this one is
+	// fetched back by its placeholder.
+	intro := strings.Replace(res.Content, "(artifact:"+id+")", "("+pdf.Placeholder+")", 1)
+	if res.Routing != contracts.RoutePages { // encrypted, no pages, damaged: the text says which
+		if !strings.Contains(intro, pdf.Placeholder) {
+			intro += "\n" + pdf.Placeholder
+		}
+		return []dialects.Piece{{Text: intro}}, true
+	}
+	_, pages := routing.PagePieces(res, pdf.Dialect)
 	return append([]dialects.Piece{{Text: intro}}, pages...), true
 }
 

@@ -143,3 +143,26 @@ func TestPreprocessPagesBudget(t *testing.T) {
 		t.Errorf("stats %+v, context %.2000s", res.Stats, out)
 	}
 }
+
+// A kept PDF whose pages cannot be drawn gets get_artifact's text saying why, with its
+// placeholder: encrypted, damaged.
+func TestPreprocessBadPDFsSayWhy(t *testing.T) {
+	t.Parallel()
+	h := &handlers.Preprocess{Cache: memCache{}, Pages: pdfpagestest.Renderer(t)}
+	for name, want := range map[string]string{
+		"locked.pdf": "[Cannot read] locked.pdf ([File:history_",
+		"broken.pdf": `[File processing failed: broken.pdf]\nError: unable to read the file content\nPlease check whether the file is damaged\n[File:history_`,
+	} {
+		doc := base64.StdEncoding.EncodeToString(testfiles.PDFFile(name))
+		in := agentsession.Build(agentsession.Session{Dialect: contracts.DialectOpenAIChat, Task: "Read it.", Turns: 1,
+			Media: func(int) agentsession.Media { return agentsession.Media{MIME: "application/pdf", Base64: doc, Filename: name} }})
+		res := preprocess(t, h, map[string]any{"messages": in, "dialect": "openai-chat", "capabilities": []string{"text", "vision"}, "locale": "en"})
+		out := string(res.Messages)
+		if strings.Contains(out, doc) || !strings.Contains(out, want) || res.Stats.PDFPages != 0 || res.Stats.MediaDescribed != 1 {
+			t.Errorf("%s: stats %+v, context %.1500s", name, res.Stats, out)
+		}
+		if name == "locked.pdf" && !strings.Contains(out, `\nThe PDF is encrypted`) {
+			t.Errorf("%s: not said to be encrypted: %.1500s", name, out)
+		}
+	}
+}

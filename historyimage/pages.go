@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/dialects"
@@ -18,7 +19,8 @@ import (
 // document block, text and image blocks; a Gemini inlineData part, text and inlineData parts
 // (inside a functionResponse, whose parts take no text, the images replace it and the texts follow
 // the functionResponse part). A PDF in an OpenAI chat tool message, which takes text only, keeps
-// Describe's text. The PDF is cached under Placeholder all the same, so that the pages left out
+// Describe's text. Pieces without media (a PDF that is encrypted, has no pages or is damaged) are
+// one text that replaces the part instead of Describe's. The PDF is cached under Placeholder all the same, so that the pages left out
 // can be fetched with tool.get_history_image.
 type PagesInput struct {
 	// Data is the PDF (decoded).
@@ -37,6 +39,9 @@ type pageParts struct {
 	// ({"text"} parts) follow the functionResponse part.
 	images, texts []byte
 	count         int // page images
+	// text, when there are no pages (count 0), is the JSON string that replaces the PDF instead
+	// of Describe's: why its pages cannot be shown (encrypted, no pages, damaged).
+	text []byte
 }
 
 // pageParts are the parts that replace the PDF f (id its MD5) of the kept part mp, or nil when it stays
@@ -75,8 +80,16 @@ func (w *walk) renderPages(id string, f *found, mp mediaPart, inFuncResp bool) *
 			count++
 		}
 	}
-	if !ok || count == 0 {
+	if !ok || len(pieces) == 0 {
 		return nil
+	}
+	if count == 0 { // no pages to show: the pieces' text says why
+		texts := make([]string, 0, len(pieces))
+		for _, p := range pieces {
+			texts = append(texts, p.Text)
+		}
+		t, _ := json.Marshal(strings.Join(texts, "\n")) // a string always encodes
+		return &pageParts{text: t}
 	}
 	d := dialects.Get(mp.family)
 	out := &pageParts{count: count}

@@ -322,8 +322,10 @@ type candidate struct {
 	// overLimit: taken out for a limit; overIdx is its entry in Report.OverLimits.
 	overLimit bool
 	overIdx   int
-	// pages, when set, replace the medium instead of the description (Options.Pages).
+	// pages, when set, replace the medium instead of the description (Options.Pages); alt, when
+	// set, is the JSON string that replaces it instead of the description.
 	pages *pageParts
+	alt   []byte
 }
 
 // frGroup is the parts list of a Gemini functionResponse some of whose parts are candidates.
@@ -416,7 +418,9 @@ func (w *walk) media(part span, path string, mp mediaPart, older bool, group *fr
 	}
 	c := candidate{part: part, path: path, md5: id, found: f, shape: mp.shape, describe: describe, group: group, elem: elem}
 	if describe && !older {
-		c.pages = w.pageParts(id, f, mp, group != nil)
+		if c.pages = w.pageParts(id, f, mp, group != nil); c.pages != nil && c.pages.count == 0 {
+			c.pages, c.alt = nil, c.pages.text // no pages: their text says why
+		}
 	}
 	w.cands = append(w.cands, c)
 }
@@ -583,6 +587,9 @@ func (w *walk) removeMember(m span) edit {
 
 // text is the JSON string that replaces the candidate's medium.
 func (w *walk) text(c *candidate) []byte {
+	if c.alt != nil {
+		return c.alt
+	}
 	f := c.found
 	ph := Placeholder(c.md5)
 	if f.info.kind != contracts.BinaryImage {
