@@ -155,7 +155,9 @@ func TestPreprocessBadPDFsSayWhy(t *testing.T) {
 	} {
 		doc := base64.StdEncoding.EncodeToString(testfiles.PDFFile(name))
 		in := agentsession.Build(agentsession.Session{Dialect: contracts.DialectOpenAIChat, Task: "Read it.", Turns: 1,
-			Media: func(int) agentsession.Media { return agentsession.Media{MIME: "application/pdf", Base64: doc, Filename: name} }})
+			Media: func(int) agentsession.Media {
+				return agentsession.Media{MIME: "application/pdf", Base64: doc, Filename: name}
+			}})
 		res := preprocess(t, h, map[string]any{"messages": in, "dialect": "openai-chat", "capabilities": []string{"text", "vision"}, "locale": "en"})
 		out := string(res.Messages)
 		if strings.Contains(out, doc) || !strings.Contains(out, want) || res.Stats.PDFPages != 0 || res.Stats.MediaDescribed != 1 {
