@@ -536,8 +536,10 @@ func (w *walk) edits() []edit {
 		var texts []byte
 		for k, e := range g.elems {
 			if g.gone[k] && g.pages[k] != nil {
-				texts = append(texts, ',')
-				texts = append(texts, g.texts[k]...)
+				if len(g.texts[k]) > 0 {
+					texts = append(texts, ',')
+					texts = append(texts, g.texts[k]...)
+				}
 				if len(list) > 1 {
 					list = append(list, ',')
 				}
