@@ -54,18 +54,16 @@ py-deps:
 ## contract suite and the get_artifact and file_written e2e tests also against versitygw.
 ## Three lanes run side by side (each lane's output is printed whole when the lane ends):
 ##   race:        go vet, the race-enabled unit and e2e tests of every package but integration/
-##                (their MinIO and versitygw installed on demand by internal/testing/miniotest),
-##                then the versitygw pass;
-##   integration: the tools, npm and python3 installs, then `make integration`, deploy-check, sdk-check;
+##                (their MinIO and versitygw installed on demand by internal/testing/miniotest);
+##   integration: the tools, npm and python3 installs, then `make integration`, deploy-check, sdk-check,
+##                and the versitygw pass of service (off the race lane, the longest);
 ##   image:       buildah installed meanwhile, then image-check once the integration lane is done.
 ## Most of these tests wait on processes, sockets and timers more than they compute: one after the
 ## other they kept one of two cores busy on average (BENCHMARKS.md, "Gates").
 test:
 	@$(MAKE) --no-print-directory -j4 --output-sync=target test-lanes
 
-# tool-versitygw: installed meanwhile for the race lane's versitygw tests (which would install it
-# on demand themselves, under the same lock)
-test-lanes: test-race-lane test-integration-lane test-image-lane tool-versitygw
+test-lanes: test-race-lane test-integration-lane test-image-lane
 
 UNIT_PKGS = $$($(GO) list ./... | grep -v /integration)
 # The race lane's packages, longest first (go test starts them in this order, two at a time), so
@@ -77,12 +75,12 @@ RACE_PKGS = $$({ $(GO) list $(SLOW_PKGS) && $(GO) list ./... | grep -v /integrat
 test-race-lane:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 30m $(RACE_PKGS)
-	S3_TEST_SERVER=versitygw $(GO) test -race -count=1 -timeout 15m -run '^(TestGetArtifact|TestWorkspace)' ./service
 
-test-integration-lane: tool-minio tool-natscli js-deps mcp-deps py-deps
+test-integration-lane: tool-minio tool-natscli tool-versitygw js-deps mcp-deps py-deps
 	$(INTEGRATION_TEST)
 	$(DEPLOY_CHECK)
 	$(SDK_CHECK)
+	S3_TEST_SERVER=versitygw $(GO) test -race -count=1 -timeout 15m -run '^(TestGetArtifact|TestWorkspace)' ./service
 
 test-image-lane: test-integration-lane buildah-install
 	$(IMAGE_CHECK)
