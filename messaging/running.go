@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -196,13 +197,20 @@ func (u *run) refresh() {
 		for attempt := 0; ; attempt++ {
 			ctx, cancel := context.WithTimeout(context.Background(), recordCall)
 			next, err := u.r.kv.Update(ctx, u.key, u.val, rev)
+			if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+				// Replaced: by the record, by a delivery that took the key as dead, or by this run's
+				// own earlier write whose answer was lost (then it is still ours, at its revision).
+				if e, gerr := u.r.kv.Get(ctx, u.key); gerr == nil && bytes.Equal(e.Value(), u.val) {
+					next, err = e.Revision(), nil
+				}
+			}
 			cancel()
 			u.mu.Lock()
 			switch {
 			case err == nil:
-				u.rev = next
+				u.rev, rev = next, next
 			case errors.Is(err, jetstream.ErrKeyRevisionMismatch):
-				u.rev = 0 // replaced: by the record, or by a delivery that took the key as dead
+				u.rev = 0
 			}
 			if err == nil || u.rev == 0 || u.done || attempt == refreshRetries {
 				u.busy = false
