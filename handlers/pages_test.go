@@ -8,12 +8,15 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handlers"
 	"github.com/agentworks/artifact-worker/handling"
+	"github.com/agentworks/artifact-worker/internal/membudget"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/pdfpages"
 	"github.com/agentworks/artifact-worker/pdfpages/pdfpagestest"
 	"github.com/agentworks/artifact-worker/routing"
 )
@@ -204,5 +207,87 @@ func TestPagesOfBadPDFsAreDescribed(t *testing.T) {
 		if err != nil || res.Routing != contracts.RouteText || !strings.HasPrefix(res.Content, want) {
 			t.Errorf("%s: routing %s, content %q, %v", name, res.Routing, res.Content, err)
 		}
+	}
+}
+
+// TestPagesOfTenThousandPages: a PDF of 10,000 pages (generated, about 1.3 MB) opens within the
+// default RENDER_TIMEOUT and the default memory budget; only the budgeted pages are drawn (the
+// renderer's PDF_MAX_PAGES, or fewer for a provider's image limit), the answer names the pages left
+// out with the pages value that asks for them, and a selection at the end of the document works.
+// There is no page-count cap (the renderer never walks all pages: a selection costs its ranges);
+// the cap is the file's size (MAX_ARTIFACT_BYTES): a larger file is described as too large.
+func TestPagesOfTenThousandPages(t *testing.T) {
+	t.Parallel()
+	data := testfiles.ManyPagesPDF(10_000)
+	store, err := objectstore.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Put(context.Background(), objectstore.ArtifactKey("big.pdf"), bytes.NewReader(data), int64(len(data)), "application/pdf", map[string]string{"filename": "big.pdf"}); err != nil {
+		t.Fatal(err)
+	}
+	// The worker's defaults: RENDER_TIMEOUT 15 s, PDF_MAX_PAGES 20 (the shared test renderer's
+	// timeout is minutes). The compile (or the cache's load) comes before the timeout starts.
+	r, err := pdfpages.New(pdfpages.Config{CacheDir: pdfpagestest.CacheDir(), Instances: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	if r.Config().Timeout != pdfpages.DefaultTimeout || r.Config().MaxPages != pdfpages.DefaultMaxPages {
+		t.Fatalf("config %+v", r.Config())
+	}
+	ask := func(h *handlers.GetArtifact, req map[string]any) contracts.GetArtifactResult {
+		t.Helper()
+		req["request_id"], req["ref"], req["capabilities"], req["locale"] = "r1", "big.pdf", []string{"text", "vision"}, "en"
+		body, _ := json.Marshal(req)
+		budget := membudget.New(512 << 20) // MEMORY_BUDGET's default
+		ctx, release := budget.Attach(context.Background())
+		defer release()
+		start := time.Now()
+		out, err := h.Handle(ctx, handling.Request{RequestID: "r1", Body: body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("pages %v: answered in %s, %d bytes charged", req["pages"], time.Since(start).Round(time.Millisecond), budget.Used())
+		var res contracts.GetArtifactResult
+		if err := json.Unmarshal(out.(handling.Encoded), &res); err != nil {
+			t.Fatal(err)
+		}
+		// Drawing was charged (beyond the read) before it started, within the default budget.
+		if res.Routing == contracts.RoutePages && (budget.Used() <= membudget.ArtifactFactor*int64(len(data)) || budget.Used() > budget.Size()) {
+			t.Errorf("%d bytes charged to a budget of %d", budget.Used(), budget.Size())
+		}
+		return res
+	}
+	h := &handlers.GetArtifact{Blobs: store, MaxSize: 20 << 20, Pages: r}
+
+	res := ask(h, map[string]any{"dialect": "anthropic"})
+	if res.Routing != contracts.RoutePages || res.Pages.Total != 10_000 || res.Pages.TimedOut || res.Pages.Sent != "1-20" || res.Pages.Left != "21-10000" || len(res.Pages.Images) != 20 {
+		t.Fatalf("routing %s, total %d, timed out %v, sent %s, left %s, %d images", res.Routing, res.Pages.Total, res.Pages.TimedOut, res.Pages.Sent, res.Pages.Left, len(res.Pages.Images))
+	}
+	if !strings.Contains(res.Content, "a PDF of 10000 pages. Pages 1-20 follow") || !strings.Contains(res.Content, `Pages 21-10000 not included; ask with pages (for example pages "21-10000").`) {
+		t.Errorf("content %q", res.Content)
+	}
+
+	// The end of the document, asked for.
+	res = ask(h, map[string]any{"dialect": "openai-chat", "pages": "9999-10000"})
+	if res.Pages.Sent != "9999-10000" || res.Pages.Left != "" || len(res.Pages.Images) != 2 || strings.Contains(res.Content, "not included") {
+		t.Fatalf("sent %s, left %s, %d images, content %q", res.Pages.Sent, res.Pages.Left, len(res.Pages.Images), res.Content)
+	}
+	if p := res.Pages.Images[1]; p.Page != 10_000 || p.Text != "big.pdf, page 10000 of 10000\nText layer:\nPage 10000" {
+		t.Errorf("last page %d: %q", p.Page, p.Text)
+	}
+
+	// A provider's image limit lowers the budget below PDF_MAX_PAGES.
+	five := fixedFormats(routing.Formats{Image: []string{"png", "jpeg"}, Limits: routing.ImageLimits{MaxLongEdge: 1568}, Request: contracts.RequestLimits{MaxImages: 5}})
+	res = ask(&handlers.GetArtifact{Blobs: store, MaxSize: 20 << 20, Pages: r, Formats: five}, map[string]any{"dialect": "anthropic", "pages": "9990-"})
+	if res.Pages.Sent != "9990-9994" || res.Pages.Left != "9995-10000" || !strings.Contains(res.Content, `Pages 9995-10000 not included; ask with pages (for example pages "9995-10000").`) {
+		t.Errorf("sent %s, left %s, content %q", res.Pages.Sent, res.Pages.Left, res.Content)
+	}
+
+	// Over MAX_ARTIFACT_BYTES: not read, not drawn, described as too large.
+	res = ask(&handlers.GetArtifact{Blobs: store, MaxSize: int64(len(data)) - 1, Pages: r}, map[string]any{"dialect": "anthropic"})
+	if res.Routing != contracts.RouteText || res.Pages != nil || !strings.Contains(res.Content, "The file exceeds the size limit and was not loaded.") {
+		t.Errorf("too large: routing %s, content %q", res.Routing, res.Content)
 	}
 }
