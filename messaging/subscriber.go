@@ -62,6 +62,8 @@ type subscriber struct {
 	// afterAck, when set, returns what to do once the server confirmed the ack of a message the
 	// handler acked (nil: nothing, and the ack is not waited for).
 	afterAck func(m *message.Message) func(context.Context)
+	// acks are the plain acks sent within the last AckWait, sent again after a reconnect (reack.go).
+	acks recentAcks
 }
 
 func (s *subscriber) afterAckOf(m *message.Message) func(context.Context) {
@@ -72,7 +74,12 @@ func (s *subscriber) afterAckOf(m *message.Message) func(context.Context) {
 }
 
 func newSubscriber(js jetstream.JetStream, stream string, ackWait, budget time.Duration, nakDelay func(uint64) time.Duration, log *slog.Logger) *subscriber {
-	return &subscriber{js: js, stream: stream, ackWait: ackWait, budget: budget, nakDelay: nakDelay, log: log, stopping: make(chan struct{}), closing: make(chan struct{})}
+	s := &subscriber{js: js, stream: stream, ackWait: ackWait, budget: budget, nakDelay: nakDelay, log: log, stopping: make(chan struct{}), closing: make(chan struct{})}
+	s.acks.window = ackWait
+	if nc := js.Conn(); nc != nil {
+		go s.ackAgainOnReconnect(nc, 200*time.Millisecond, s.closing)
+	}
+	return s
 }
 
 // Subscribe starts one slot on the durable consumer of subject (made by EnsureTopology). A consumer
@@ -225,7 +232,13 @@ func (s *subscriber) handle(ctx context.Context, msg jetstream.Msg, out chan<- *
 			// out, so a lost ack only means a redelivery and a second reply (at-least-once, which
 			// callers handle by request_id), and waiting would hold the slot one round trip per
 			// request. Shutdown flushes the connection, so acks sent before it reach the server.
-			s.settle(func(context.Context) error { return msg.Ack() })
+			s.settle(func(context.Context) error {
+				if err := msg.Ack(); err != nil {
+					return err
+				}
+				s.acks.sent(msg.Reply(), time.Now())
+				return nil
+			})
 			return
 		case <-m.Nacked():
 			d := time.Duration(0)
