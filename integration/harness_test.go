@@ -75,6 +75,8 @@ func runNATSHelper() int {
 		hp, _ := strconv.Atoi(os.Getenv("NATS_HELPER_HTTP_PORT"))
 		o.Cluster = natstest.Cluster{Name: os.Getenv("NATS_HELPER_NAME"), ClusterName: "it", Port: cp,
 			Routes: strings.Split(os.Getenv("NATS_HELPER_ROUTES"), ","), HTTPPort: hp, Advertise: os.Getenv("NATS_HELPER_ADVERTISE")}
+		o.Cluster.PingInterval, _ = time.ParseDuration(os.Getenv("NATS_HELPER_PING_INTERVAL"))
+		o.Cluster.PingMax, _ = strconv.Atoi(os.Getenv("NATS_HELPER_PING_MAX"))
 	}
 	s, err := natstest.NewServer(o)
 	if err != nil {
@@ -121,7 +123,8 @@ func (n *natsProc) startErr() error {
 	cmd.Env = append(os.Environ(), helperEnv+"=1", fmt.Sprintf("NATS_HELPER_PORT=%d", n.port), "NATS_HELPER_STORE="+n.store)
 	if c := n.cluster; c.Port != 0 {
 		cmd.Env = append(cmd.Env, "NATS_HELPER_NAME="+c.Name, fmt.Sprintf("NATS_HELPER_CLUSTER_PORT=%d", c.Port),
-			"NATS_HELPER_ROUTES="+strings.Join(c.Routes, ","), fmt.Sprintf("NATS_HELPER_HTTP_PORT=%d", c.HTTPPort), "NATS_HELPER_ADVERTISE="+c.Advertise)
+			"NATS_HELPER_ROUTES="+strings.Join(c.Routes, ","), fmt.Sprintf("NATS_HELPER_HTTP_PORT=%d", c.HTTPPort), "NATS_HELPER_ADVERTISE="+c.Advertise,
+			"NATS_HELPER_PING_INTERVAL="+c.PingInterval.String(), fmt.Sprintf("NATS_HELPER_PING_MAX=%d", c.PingMax))
 	}
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -173,7 +173,8 @@ func startProxiedCluster(t *testing.T, n int) (nodes []*natsProc, routes [][]*li
 	nodes = make([]*natsProc, n)
 	for i := range nodes {
 		nodes[i] = &natsProc{t: t, port: freePort(t), store: t.TempDir(),
-			cluster: natstest.Cluster{Name: fmt.Sprintf("n%d", i+1), ClusterName: "it", Port: freePort(t), HTTPPort: freePort(t), Advertise: nowhere.Addr()}}
+			cluster: natstest.Cluster{Name: fmt.Sprintf("n%d", i+1), ClusterName: "it", Port: freePort(t), HTTPPort: freePort(t), Advertise: nowhere.Addr(),
+				PingInterval: routePing, PingMax: routePingMax}}
 	}
 	routes = make([][]*link, n)
 	for i := range nodes {
@@ -206,6 +207,14 @@ func startProxiedCluster(t *testing.T, n int) (nodes []*natsProc, routes [][]*li
 	return nodes, routes
 }
 
+// routePing and routePingMax are the route ping settings docs/operations.md ("Partitions")
+// recommends (cluster ping_interval and ping_max): a route whose peer went silent is closed 4-6 s
+// after it last answered, instead of after 60-90 s with nats-server's defaults.
+const (
+	routePing    = 2 * time.Second
+	routePingMax = 2
+)
+
 // timing is one call: when it started and ended, and its error.
 type timing struct {
 	start, end time.Time
@@ -220,11 +229,12 @@ type timing struct {
 // runs once, and each worker's /readyz is 503 while it is on the cut-off server.
 //
 // The partition is made with TCP proxies, not network namespaces: every route link goes through a
-// proxy of its own (startProxiedCluster), and the cut closes the cut-off server's links and every
-// new connection on them, so the test runs unprivileged (as in CI) and the same everywhere.
-// PARTITION_MODE=silence cuts them silently instead (the links stay open and forward nothing, as
-// a network dropping the packets): docs/operations.md, "Partitions", says what that costs today
-// (more than the bound: the test fails in that mode).
+// proxy of its own (startProxiedCluster), so the test runs unprivileged (as in CI) and the same
+// everywhere. The cut silences the cut-off server's links: they stay open and forward nothing, as
+// a network dropping the packets does, until the servers' route pings give up (the cluster runs
+// with the route ping settings docs/operations.md recommends, routePing). PARTITION_MODE=close
+// closes the links instead (and every new connection on them), as a peer that is gone does.
+// PARTITION_KEEP_LOGS=DIR copies the workers' logs there and logs when the cut and the heal were.
 func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 	t.Parallel()
 	const cutFor, bound = 30 * time.Second, 15 * time.Second
@@ -264,10 +274,10 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 	for i := range routes {
 		for j := range routes[i] {
 			if routes[i][j] != nil && (i == 0 || j == 0) {
-				if os.Getenv("PARTITION_MODE") == "silence" {
-					routes[i][j].Silence()
-				} else {
+				if os.Getenv("PARTITION_MODE") == "close" {
 					routes[i][j].Cut()
+				} else {
+					routes[i][j].Silence()
 				}
 			}
 		}
@@ -324,8 +334,18 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 			o.name, o.calls, len(o.failed), o.worst.Round(time.Millisecond), o.worstStart.Seconds()))
 	}
 	readiness, lies := readinessFigures(t, samples, cutAt, healAt, a, b)
-	t.Logf("FIGURES partition of %s (WORKER_REQUESTS leader %s; every worker and caller on it) for %s: lost=%d max latency from the cut=%s; %s; executions per request_id at most %d (%d ran more than once); readiness: %s; part-a handled %v, part-b handled %v",
-		victim.cluster.Name, leader, cutFor, lost, worst.Round(time.Millisecond), strings.Join(parts, "; "), most, len(repeated), readiness, a.handled(), b.handled())
+	mode := "silent links, route pings " + routePing.String() + " x " + fmt.Sprint(routePingMax)
+	if os.Getenv("PARTITION_MODE") == "close" {
+		mode = "closed links"
+	}
+	t.Logf("FIGURES partition of %s (%s; WORKER_REQUESTS leader %s; every worker and caller on it) for %s: lost=%d max latency from the cut=%s; %s; executions per request_id at most %d (%d ran more than once); readiness: %s; part-a handled %v, part-b handled %v",
+		victim.cluster.Name, mode, leader, cutFor, lost, worst.Round(time.Millisecond), strings.Join(parts, "; "), most, len(repeated), readiness, a.handled(), b.handled())
+	if dir := os.Getenv("PARTITION_KEEP_LOGS"); dir != "" {
+		for _, w := range []*workerProc{a, b} {
+			_ = os.WriteFile(dir+"/"+w.name+".log", []byte(readFile(w.logs)), 0o644)
+		}
+		t.Logf("cut at %s, healed at %s", cutAt.UTC().Format(time.RFC3339Nano), healAt.UTC().Format(time.RFC3339Nano))
+	}
 	for _, o := range outcomes {
 		if len(o.failed) > 0 {
 			var ids []string

@@ -38,6 +38,11 @@ type Cluster struct {
 	// instead of its own route port: a test that routes the cluster through proxies points it at
 	// one, so that no peer dials this node's route port directly.
 	Advertise string
+	// PingInterval and PingMax, when set, are the cluster's route ping settings (nats-server's
+	// cluster ping_interval and ping_max): a route whose peer stops answering (a network that drops
+	// the packets) is closed after about PingInterval x (PingMax+1); by default, after 30 s x 3.
+	PingInterval time.Duration
+	PingMax      int
 }
 
 // Start runs an embedded nats-server until the test ends.
@@ -81,7 +86,8 @@ func NewServer(o Options) (*server.Server, error) {
 	}
 	if c := o.Cluster; c.Port != 0 {
 		sopts.ServerName = c.Name
-		sopts.Cluster = server.ClusterOpts{Name: c.ClusterName, Host: "127.0.0.1", Port: c.Port, Advertise: c.Advertise}
+		sopts.Cluster = server.ClusterOpts{Name: c.ClusterName, Host: "127.0.0.1", Port: c.Port, Advertise: c.Advertise,
+			PingInterval: c.PingInterval, MaxPingsOut: c.PingMax}
 		sopts.HTTPHost, sopts.HTTPPort = "127.0.0.1", c.HTTPPort
 		for _, r := range c.Routes {
 			u, err := url.Parse(r)
