@@ -95,6 +95,8 @@ func BenchmarkPreprocessRequest(b *testing.B) {
 }
 
 func (m memCache) Get(_ context.Context, md5 string) (historyimage.Image, error) {
+	memCacheMu.Lock()
+	defer memCacheMu.Unlock()
 	img, ok := m[md5]
 	if !ok {
 		return historyimage.Image{}, historyimage.ErrNotFound

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
@@ -17,9 +18,15 @@ import (
 	"github.com/agentworks/artifact-worker/objectstore"
 )
 
+// memCache is a cache in memory. Preprocess writes several media at once: Put and Get hold
+// memCacheMu (a test reads the map directly once the request is answered).
 type memCache map[string]historyimage.Image
 
+var memCacheMu sync.Mutex
+
 func (m memCache) Put(_ context.Context, md5 string, img historyimage.Image) error {
+	memCacheMu.Lock()
+	defer memCacheMu.Unlock()
 	m[md5] = img
 	return nil
 }
