@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -165,6 +166,54 @@ func TestPreprocessBadPDFsSayWhy(t *testing.T) {
 		}
 		if name == "locked.pdf" && !strings.Contains(out, `\nThe PDF is encrypted`) {
 			t.Errorf("%s: not said to be encrypted: %.1500s", name, out)
+		}
+	}
+}
+
+// The request's limits count the page images that replace a kept PDF, not the PDF: a provider
+// that takes 5 images a request, a person's message with 4 screenshots and a tool result with a
+// 3-page PDF (drawn whole: each PDF's budget is 5) carry 7 images, so the 2 oldest screenshots are
+// taken out to make room. Two PDFs of 3 and 4 pages carry 7 images that nothing can be taken out of:
+// both are listed in over_limits, the provider would refuse the request.
+func TestPreprocessCountsDrawnPagesAgainstRequestLimits(t *testing.T) {
+	t.Parallel()
+	h := &handlers.Preprocess{Cache: memCache{}, Pages: pdfpagestest.Renderer(t),
+		Formats: fixedFormats(routing.Formats{Image: []string{"png", "jpeg"}, Limits: routing.ImageLimits{MaxLongEdge: 1568}, Request: contracts.RequestLimits{MaxImages: 5}})}
+	image := func(w int) string {
+		return `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + base64.StdEncoding.EncodeToString(testfiles.PNG(w, 20)) + `"}}`
+	}
+	document := func(pages int, title string) string {
+		return `{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + base64.StdEncoding.EncodeToString(testfiles.ManyPagesPDF(pages)) + `"},"title":"` + title + `"}`
+	}
+	conversation := func(person []string, results ...string) json.RawMessage {
+		return json.RawMessage(`[{"role":"user","content":[` + strings.Join(append([]string{`{"type":"text","text":"Compare these."}`}, person...), ",") + `]},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"get_artifact","input":{"ref":"a.pdf"}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":[` + strings.Join(results, ",") + `]}]}]`)
+	}
+	req := func(messages json.RawMessage) map[string]any {
+		return map[string]any{"messages": messages, "dialect": "anthropic", "capabilities": []string{"text", "vision"}, "locale": "en"}
+	}
+
+	res := preprocess(t, h, req(conversation([]string{image(30), image(31), image(32), image(33)}, document(3, "a.pdf"))))
+	seq := strings.Join(sequence(t, contracts.Assembly{ToolContent: res.Messages}), "\x00")
+	if res.Stats.PDFPages != 3 || res.Stats.MediaOverLimits != 2 || len(res.OverLimits) != 2 || strings.Count(seq, "\x00I") != 5 {
+		t.Fatalf("stats %+v, over_limits %+v, %d images in the context", res.Stats, res.OverLimits, strings.Count(seq, "\x00I"))
+	}
+	for i, o := range res.OverLimits {
+		if want := fmt.Sprintf("messages[0].content[%d]", i+1); o.Path != want || o.Reason != fmt.Sprintf("taken out: the request would carry %d images, over the provider's 5", 7-i) {
+			t.Errorf("over_limits[%d] = %+v, want %s taken out", i, o, want)
+		}
+	}
+
+	res = preprocess(t, h, req(conversation(nil, document(3, "a.pdf"), document(4, "b.pdf"))))
+	if res.Stats.PDFPages != 7 || res.Stats.MediaOverLimits != 0 || len(res.OverLimits) != 2 {
+		t.Fatalf("stats %+v, over_limits %+v", res.Stats, res.OverLimits)
+	}
+	for i, o := range res.OverLimits {
+		if want := fmt.Sprintf("messages[2].content[0].content[%d]", i); o.Path != want ||
+			!strings.HasPrefix(o.Reason, fmt.Sprintf("left in (its pages drawn as %d images, ", 3+i)) ||
+			!strings.HasSuffix(o.Reason, "): the request carries 7 images, over the provider's 5") {
+			t.Errorf("over_limits[%d] = %+v, want %s left in", i, o, want)
 		}
 	}
 }

@@ -94,6 +94,10 @@ func (w *walk) fitLimits() {
 			all.add(f.media, n, 1)
 			stuck.add(f.media, n, 1)
 		}
+		for _, c := range w.drawn() { // page images are placed whatever the limits: they stay
+			all.addDrawn(c.pages)
+			stuck.addDrawn(c.pages)
+		}
 		held := make([]bool, len(w.kept)) // kept media that cannot be taken out
 		var spent [nLimits]bool           // limits no medium left can bring the request within
 		for {
@@ -177,13 +181,24 @@ func (w *walk) reportStaying() {
 		path, why string
 		media     mediaPart
 		pages     int
-		entry     int // its OverLimits entry, -1 for none
+		drawn     bool // a PDF's page images: they count as images, not as the PDF
+		entry     int  // its OverLimits entry, -1 for none
 	}
-	var stuck []staying
+	var stuck, later []staying
 	for i, k := range w.kept {
 		if !w.moved[i] {
 			all.add(k.media, w.pages(k.media), 1)
 		}
+	}
+	for _, f := range w.fixed {
+		n := w.pages(f.media)
+		all.add(f.media, n, 1)
+		later = append(later, staying{path: f.path, why: f.why, media: f.media, pages: n, entry: -1})
+	}
+	for _, c := range w.drawn() {
+		all.addDrawn(c.pages)
+		why := fmt.Sprintf("its pages drawn as %d images, %d bytes of base64", c.pages.count, c.pages.imageBytes)
+		later = append(later, staying{path: c.path, why: why, drawn: true, entry: -1})
 	}
 	anyOver := false
 	for n := range nLimits {
@@ -204,11 +219,7 @@ func (w *walk) reportStaying() {
 			}
 		}
 	}
-	for _, f := range w.fixed {
-		n := w.pages(f.media)
-		all.add(f.media, n, 1)
-		stuck = append(stuck, staying{path: f.path, why: f.why, media: f.media, pages: n, entry: -1})
-	}
+	stuck = append(stuck, later...)
 	for i := range w.cands {
 		c := &w.cands[i]
 		if c.found.stored || c.describe {
@@ -226,7 +237,7 @@ func (w *walk) reportStaying() {
 	for _, s := range stuck {
 		reason := ""
 		for n := range nLimits {
-			if why := over(l, all, n, "is"); why != "" && counts(s.media, s.pages, n) {
+			if why := over(l, all, n, "is"); why != "" && (s.drawn && n != limitPages || !s.drawn && counts(s.media, s.pages, n)) {
 				reason = "left in (" + s.why + "): " + why
 				break
 			}
@@ -252,6 +263,25 @@ func (t *tally) add(mp mediaPart, pages, sign int) {
 		t.imageBytes += n
 	}
 	t.pages += pages * sign
+}
+
+// addDrawn adds a PDF's page images (pageParts), which replace the PDF in the request.
+func (t *tally) addDrawn(p *pageParts) {
+	t.images += p.count
+	t.imageBytes += p.imageBytes
+	t.bytes += p.imageBytes
+}
+
+// drawn are the candidates whose PDF is replaced by its page images (Options.Pages), one per
+// place (a PDF met twice places its pages twice).
+func (w *walk) drawn() []*candidate {
+	var out []*candidate
+	for i := range w.cands {
+		if c := &w.cands[i]; c.pages != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // over says why the tally is over the limit (limitImages, ...), "" when it is not; verb is "would"

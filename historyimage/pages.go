@@ -39,6 +39,8 @@ type pageParts struct {
 	// ({"text"} parts) follow the functionResponse part.
 	images, texts []byte
 	count         int // page images
+	// imageBytes is the page images' base64 together, as the request's limits count them.
+	imageBytes int64
 	// text, when there are no pages (count 0), is the JSON string that replaces the PDF instead
 	// of Describe's: why its pages cannot be shown (encrypted, no pages, damaged).
 	text []byte
@@ -74,10 +76,11 @@ func (w *walk) renderPages(id string, f *found, mp mediaPart, inFuncResp bool) *
 		return nil
 	}
 	pieces, ok := w.opts.Pages(w.ctx, PagesInput{Data: raw[:n], Placeholder: FilePlaceholder(id), Filename: f.part.filename, Dialect: mp.family})
-	count := 0
+	count, imageBytes := 0, int64(0)
 	for _, p := range pieces {
 		if p.Media.Kind != "" {
 			count++
+			imageBytes += int64(len(p.Media.Data))
 		}
 	}
 	if !ok || len(pieces) == 0 {
@@ -92,7 +95,7 @@ func (w *walk) renderPages(id string, f *found, mp mediaPart, inFuncResp bool) *
 		return &pageParts{text: t}
 	}
 	d := dialects.Get(mp.family)
-	out := &pageParts{count: count}
+	out := &pageParts{count: count, imageBytes: imageBytes}
 	switch {
 	case inFuncResp:
 		var fr struct {

@@ -92,8 +92,8 @@ type Options struct {
 	// first, as far as the request needs to be within them; each is listed in Report.OverLimits.
 	// Every medium that stays counts, also one that cannot be taken out (over MaxPartBytes,
 	// failing its check, a failed cache write): when the request is still over a limit, each of
-	// those that counts toward it is listed in Report.OverLimits ("left in: ..."). The zero value
-	// sets none.
+	// those that counts toward it is listed in Report.OverLimits ("left in: ..."). A PDF replaced
+	// by its pages (Pages) counts as its page images, which stay. The zero value sets none.
 	Limits contracts.RequestLimits
 	// ImageTokens is what the target model's provider charges for an image of w x h pixels
 	// (routing.ImageTokens with the provider's rule), for Stats.TokensSavedEstimate. Nil: the
