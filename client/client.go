@@ -88,11 +88,13 @@ func (c *Client) Close() error { return c.replies.sub.Unsubscribe() }
 // resolved (and the claimed reply deleted from the bucket once read). The request_id of body becomes the Nats-Msg-Id, so the request is stored once however
 // often it is sent: CallRaw keeps trying to store it until JetStream acknowledges it or ctx ends
 // (a stream leader change, a reconnect), and asks again under "<request_id>.again-<n>" when its
-// connection reconnected while it waited for the reply (a reply sent meanwhile is lost), and when no
-// reply came for replyQuiet (then twice as long each time), either only once the worker's consumer
-// saw the request answered (the worker then answers from its recorded reply) (a reply lost between servers, as when a route between them breaks, leaves no
-// trace on this connection; a request queued behind a backlog or still being worked on is not
-// asked again). A call
+// connection reconnected while it waited for the reply (a reply sent meanwhile is lost: asked again
+// once the worker's consumer saw the request answered, or afterReconnect later at the latest; the
+// worker answers an ask of a request still running with that run's reply, not a second run), and
+// when no reply came for replyQuiet (then twice as long each time), only once the worker's consumer
+// saw the request answered (the worker then answers from its recorded reply) (a reply lost between
+// servers, as when a route between them breaks, leaves no trace on this connection; a request
+// queued behind a backlog or still being worked on is not asked again). A call
 // that ends without a reply is a *CallError saying whether the request was stored and whether a
 // retry is safe (RetrySafe). The caller's trace context in ctx is sent as traceparent, and ctx's deadline as the
 // request's deadline (contracts.HeaderDeadline): the worker does not start the request after it. A
@@ -130,6 +132,7 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 	quiet := replyQuiet
 	sent := time.Now()
 	askAt := sent.Add(quiet)
+	var reconnectedAt time.Time // when this call saw its connection's latest reconnect
 	for asked := 0; ; {
 		check := time.NewTimer(reconnectCheck)
 		select {
@@ -161,6 +164,9 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 			c.answered(ctx, ack.Stream, subject, ack.Sequence)
 		}
 		n := c.nc.Stats().Reconnects
+		if n != reconnects && reconnectedAt.IsZero() {
+			reconnectedAt = time.Now()
+		}
 		overdue := !time.Now().Before(askAt)
 		if overdue {
 			quiet *= 2
@@ -169,12 +175,16 @@ func (c *Client) CallRaw(ctx context.Context, subject string, body []byte) ([]by
 		if env.RequestID == "" || !c.nc.IsConnected() {
 			continue
 		}
-		// After a reconnect too, the request is asked again only once the worker answered it: one
-		// still being worked on (a failover slows it) would run a second time alongside, before
-		// its reply is recorded; its reply comes to the reply subscription, which the reconnect
-		// subscribed again. Until then every check looks again.
-		if (n != reconnects || overdue) && c.answered(ctx, ack.Stream, subject, ack.Sequence) {
+		// After a reconnect, the request is asked again once the worker answered it, or at the
+		// latest afterReconnect later: the ack floor that says "answered" can be held below it for
+		// ACK_WAIT by one slow request from before a failover (one taken on a server cut off from
+		// its cluster), and a reply lost meanwhile would wait for that. Asked again while its first
+		// run still runs, the worker does not run it a second time: the ask waits for that run's
+		// recorded reply (its running marker, docs/operations.md "One execution per request").
+		afterReconnectDue := n != reconnects && !reconnectedAt.IsZero() && time.Since(reconnectedAt) >= afterReconnect
+		if (n != reconnects || overdue) && (afterReconnectDue || c.answered(ctx, ack.Stream, subject, ack.Sequence)) {
 			reconnects = n
+			reconnectedAt = time.Time{}
 			asked++
 			again := nats.Header{}
 			for k, v := range hdr {
@@ -233,6 +243,10 @@ const probeAfter = 2 * time.Second
 
 // reconnectCheck is how often a call waiting for its reply checks whether its connection reconnected.
 const reconnectCheck = 500 * time.Millisecond
+
+// afterReconnect is how long after a reconnect a call waiting for its reply asks again at the
+// latest, answered or not (a reply sent while the connection reconnected is lost).
+const afterReconnect = 2 * time.Second
 
 // replyQuiet is how long a call waits for its reply before it looks whether the request was answered
 // (and then asks again), then 10 s, 20 s, ...: a healthy worker answers in milliseconds to a few

@@ -41,15 +41,19 @@ func TestReplyLostWhileResubscribingIsAnsweredWithoutASecondExecution(t *testing
 	dialer := &gatedDialer{}
 	nc := natstest.Connect(t, s, nats.SetCustomDialer(dialer), nats.ReconnectWait(20*time.Millisecond), nats.MaxReconnects(-1))
 	js, _ := jetstream.New(nc)
-	topo, err := messaging.EnsureTopology(ctx, js, messaging.Topology{})
+	// The worker's buckets on a connection of the worker's: records written through the caller's
+	// gated connection would wait for the gate.
+	wnc := natstest.Connect(t, s)
+	wjs, _ := jetstream.New(wnc)
+	topo, err := messaging.EnsureTopology(ctx, wjs, messaging.Topology{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	claims, err := claimcheck.Ensure(ctx, js, time.Hour, nc.MaxPayload())
+	claims, err := claimcheck.Ensure(ctx, wjs, time.Hour, wnc.MaxPayload())
 	if err != nil {
 		t.Fatal(err)
 	}
-	replies, err := messaging.EnsureReplies(ctx, js, messaging.ReplyConfig{})
+	replies, err := messaging.EnsureReplies(ctx, wjs, messaging.ReplyConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,5 +119,105 @@ func TestReplyLostWhileResubscribingIsAnsweredWithoutASecondExecution(t *testing
 	}
 	if n := st.CachedInfo().State.Msgs; n != 2 {
 		t.Fatalf("%d requests stored, want 2: the request and the one asked again", n)
+	}
+}
+
+// After a reconnect, a reply lost while the caller resubscribed is asked for again even while the
+// consumer's ack floor stays below the request: an earlier request (here one whose handler never
+// finishes; in a partition, one taken on the server cut off) holds the floor for ACK_WAIT, and the
+// call must not wait for it. The ask is answered from the recorded reply: the handler ran once.
+func TestReplyLostAfterAReconnectIsAskedForWhileTheAckFloorIsHeld(t *testing.T) {
+	s := natstest.Start(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	dialer := &gatedDialer{}
+	nc := natstest.Connect(t, s, nats.SetCustomDialer(dialer), nats.ReconnectWait(20*time.Millisecond), nats.MaxReconnects(-1))
+	// The worker's buckets on a connection of the worker's: records written through the caller's
+	// gated connection would wait for the gate.
+	wnc := natstest.Connect(t, s)
+	wjs, _ := jetstream.New(wnc)
+	topo, err := messaging.EnsureTopology(ctx, wjs, messaging.Topology{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := claimcheck.Ensure(ctx, wjs, time.Hour, wnc.MaxPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies, err := messaging.EnsureReplies(ctx, wjs, messaging.ReplyConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	holder, err := client.New(ctx, natstest.Connect(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	holding := make(chan struct{})
+	var runs atomic.Int32
+	handler := func(hctx context.Context, req messaging.Request) (any, error) {
+		if req.RequestID == "holds-the-floor" {
+			close(holding)
+			<-ctx.Done() // never finishes while the test runs
+			return nil, ctx.Err()
+		}
+		if runs.Add(1) == 1 {
+			dialer.closed.Store(true)
+			nc.ForceReconnect()
+			for nc.IsConnected() {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		return map[string]string{"answer": req.RequestID}, nil
+	}
+	p, err := messaging.New(messaging.Config{Topology: topo}, messaging.Deps{
+		SubConn: natstest.Connect(t, s), PubConn: natstest.Connect(t, s), Claims: claims, Replies: replies,
+		MapError: func(err error) (*contracts.Error, bool) {
+			return &contracts.Error{Code: contracts.CodeInternal, Message: err.Error()}, false
+		},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}, map[string]messaging.Handler{contracts.SubjectMetadata: handler})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.Run(ctx) }()
+	t.Cleanup(func() { stop(); _ = p.Shutdown(context.Background()) })
+
+	go func() {
+		_ = holder.Call(ctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "holds-the-floor", ID: "x"}, nil)
+	}()
+	<-holding
+	// Once the worker answered (and acked) the second request, the caller's connection comes back;
+	// the first keeps the ack floor at 0.
+	go func() {
+		admin := natstest.Connect(t, s)
+		ajs, _ := jetstream.New(admin)
+		for ctx.Err() == nil {
+			cons, err := ajs.Consumer(ctx, messaging.DefaultStream, messaging.ConsumerName(contracts.SubjectMetadata))
+			if err == nil && cons.CachedInfo().Delivered.Stream >= 2 && cons.CachedInfo().NumAckPending == 1 {
+				dialer.closed.Store(false)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	// The holder's heartbeat keeps it with the worker, so the floor stays at 0 for the whole test:
+	// a call that waited for the floor would never be answered.
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	var got struct{ Answer string }
+	if err := c.Call(cctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "lost-behind-the-floor", ID: "x"}, &got); err != nil {
+		t.Fatalf("call whose reply was lost while the ack floor was held: %v", err)
+	}
+	if got.Answer != "lost-behind-the-floor" {
+		t.Fatalf("answer %+v", got)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("the handler ran %d times, want once: the ask again must be answered from the recorded reply", n)
 	}
 }
