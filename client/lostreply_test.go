@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -31,52 +32,54 @@ func (d *gatedDialer) Dial(network, address string) (net.Conn, error) {
 	return net.Dial(network, address)
 }
 
-// A reply lost while the caller's connection resubscribes (it reconnected while the worker
-// answered: the server had no interest in the reply subject, and dropped it) is asked for again by
-// the client, and the worker answers the ask from the reply it recorded: the call succeeds and the
-// handler ran once.
-func TestReplyLostWhileResubscribingIsAnsweredWithoutASecondExecution(t *testing.T) {
-	s := natstest.Start(t)
-	ctx := context.Background()
-	dialer := &gatedDialer{}
-	nc := natstest.Connect(t, s, nats.SetCustomDialer(dialer), nats.ReconnectWait(20*time.Millisecond), nats.MaxReconnects(-1))
-	js, _ := jetstream.New(nc)
-	// The worker's buckets on a connection of the worker's: records written through the caller's
-	// gated connection would wait for the gate.
+// lostReplyRig is a caller whose connection the test can take away (dropCaller: it stays away
+// until the dialer's gate opens again), and the worker's buckets on a connection of the worker's:
+// records written through the caller's gated connection would wait for the gate.
+type lostReplyRig struct {
+	s       *server.Server
+	dialer  *gatedDialer
+	nc      *nats.Conn
+	c       *client.Client
+	topo    messaging.Topology
+	claims  *claimcheck.Store
+	replies *messaging.Replies
+}
+
+func newLostReplyRig(t *testing.T, ctx context.Context, s *server.Server) *lostReplyRig {
+	r := &lostReplyRig{s: s, dialer: &gatedDialer{}}
+	r.nc = natstest.Connect(t, s, nats.SetCustomDialer(r.dialer), nats.ReconnectWait(20*time.Millisecond), nats.MaxReconnects(-1))
 	wnc := natstest.Connect(t, s)
 	wjs, _ := jetstream.New(wnc)
-	topo, err := messaging.EnsureTopology(ctx, wjs, messaging.Topology{})
-	if err != nil {
+	var err error
+	if r.topo, err = messaging.EnsureTopology(ctx, wjs, messaging.Topology{}); err != nil {
 		t.Fatal(err)
 	}
-	claims, err := claimcheck.Ensure(ctx, wjs, time.Hour, wnc.MaxPayload())
-	if err != nil {
+	if r.claims, err = claimcheck.Ensure(ctx, wjs, time.Hour, wnc.MaxPayload()); err != nil {
 		t.Fatal(err)
 	}
-	replies, err := messaging.EnsureReplies(ctx, wjs, messaging.ReplyConfig{})
-	if err != nil {
+	if r.replies, err = messaging.EnsureReplies(ctx, wjs, messaging.ReplyConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(ctx, nc)
-	if err != nil {
+	if r.c, err = client.New(ctx, r.nc); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Close() })
+	t.Cleanup(func() { _ = r.c.Close() })
+	return r
+}
 
-	var runs atomic.Int32
-	handler := func(ctx context.Context, req messaging.Request) (any, error) {
-		if runs.Add(1) == 1 {
-			// The caller's connection drops now and stays away until the reply was sent.
-			dialer.closed.Store(true)
-			nc.ForceReconnect()
-			for nc.IsConnected() {
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
-		return map[string]string{"answer": req.RequestID}, nil
+// dropCaller closes the caller's gate and waits until its connection is down.
+func (r *lostReplyRig) dropCaller() {
+	r.dialer.closed.Store(true)
+	r.nc.ForceReconnect()
+	for r.nc.IsConnected() {
+		time.Sleep(5 * time.Millisecond)
 	}
-	p, err := messaging.New(messaging.Config{Topology: topo}, messaging.Deps{
-		SubConn: natstest.Connect(t, s), PubConn: natstest.Connect(t, s), Claims: claims, Replies: replies,
+}
+
+// startWorker runs a pipeline answering artifact.metadata with handler until the test ends.
+func (r *lostReplyRig) startWorker(t *testing.T, ctx context.Context, handler messaging.Handler) {
+	p, err := messaging.New(messaging.Config{Topology: r.topo}, messaging.Deps{
+		SubConn: natstest.Connect(t, r.s), PubConn: natstest.Connect(t, r.s), Claims: r.claims, Replies: r.replies,
 		MapError: func(err error) (*contracts.Error, bool) {
 			return &contracts.Error{Code: contracts.CodeInternal, Message: err.Error()}, false
 		},
@@ -87,6 +90,28 @@ func TestReplyLostWhileResubscribingIsAnsweredWithoutASecondExecution(t *testing
 	}
 	go func() { _ = p.Run(ctx) }()
 	t.Cleanup(func() { _ = p.Shutdown(context.Background()) })
+}
+
+// A reply lost while the caller's connection resubscribes (it reconnected while the worker
+// answered: the server had no interest in the reply subject, and dropped it) is asked for again by
+// the client, and the worker answers the ask from the reply it recorded: the call succeeds and the
+// handler ran once.
+func TestReplyLostWhileResubscribingIsAnsweredWithoutASecondExecution(t *testing.T) {
+	s := natstest.Start(t)
+	ctx := context.Background()
+	r := newLostReplyRig(t, ctx, s)
+	nc, dialer, c := r.nc, r.dialer, r.c
+	js, _ := jetstream.New(nc)
+
+	var runs atomic.Int32
+	handler := func(ctx context.Context, req messaging.Request) (any, error) {
+		if runs.Add(1) == 1 {
+			// The caller's connection drops now and stays away until the reply was sent.
+			r.dropCaller()
+		}
+		return map[string]string{"answer": req.RequestID}, nil
+	}
+	r.startWorker(t, ctx, handler)
 
 	// Once the worker answered (and acked) the request, the caller's connection comes back.
 	go func() {
@@ -130,29 +155,8 @@ func TestReplyLostAfterAReconnectIsAskedForWhileTheAckFloorIsHeld(t *testing.T) 
 	s := natstest.Start(t)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	dialer := &gatedDialer{}
-	nc := natstest.Connect(t, s, nats.SetCustomDialer(dialer), nats.ReconnectWait(20*time.Millisecond), nats.MaxReconnects(-1))
-	// The worker's buckets on a connection of the worker's: records written through the caller's
-	// gated connection would wait for the gate.
-	wnc := natstest.Connect(t, s)
-	wjs, _ := jetstream.New(wnc)
-	topo, err := messaging.EnsureTopology(ctx, wjs, messaging.Topology{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	claims, err := claimcheck.Ensure(ctx, wjs, time.Hour, wnc.MaxPayload())
-	if err != nil {
-		t.Fatal(err)
-	}
-	replies, err := messaging.EnsureReplies(ctx, wjs, messaging.ReplyConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(ctx, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	r := newLostReplyRig(t, ctx, s)
+	dialer, c := r.dialer, r.c
 	holder, err := client.New(ctx, natstest.Connect(t, s))
 	if err != nil {
 		t.Fatal(err)
@@ -167,26 +171,12 @@ func TestReplyLostAfterAReconnectIsAskedForWhileTheAckFloorIsHeld(t *testing.T) 
 			return nil, ctx.Err()
 		}
 		if runs.Add(1) == 1 {
-			dialer.closed.Store(true)
-			nc.ForceReconnect()
-			for nc.IsConnected() {
-				time.Sleep(5 * time.Millisecond)
-			}
+			r.dropCaller()
 		}
 		return map[string]string{"answer": req.RequestID}, nil
 	}
-	p, err := messaging.New(messaging.Config{Topology: topo}, messaging.Deps{
-		SubConn: natstest.Connect(t, s), PubConn: natstest.Connect(t, s), Claims: claims, Replies: replies,
-		MapError: func(err error) (*contracts.Error, bool) {
-			return &contracts.Error{Code: contracts.CodeInternal, Message: err.Error()}, false
-		},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}, map[string]messaging.Handler{contracts.SubjectMetadata: handler})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = p.Run(ctx) }()
-	t.Cleanup(func() { stop(); _ = p.Shutdown(context.Background()) })
+	r.startWorker(t, ctx, handler)
+	t.Cleanup(stop)
 
 	go func() {
 		_ = holder.Call(ctx, contracts.SubjectMetadata, contracts.MetadataRequest{RequestID: "holds-the-floor", ID: "x"}, nil)
