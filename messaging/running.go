@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentworks/artifact-worker/internal/backoff"
+	"github.com/agentworks/artifact-worker/internal/quorum"
 )
 
 // Running markers: one execution while the first is still running.
@@ -83,14 +84,6 @@ var errStillRunning = errors.New("the request is being executed by another deliv
 // waitPoll spaces the reads of a key an ask waits on: 20 ms doubling to 250 ms.
 var waitPoll = backoff.Policy{Initial: 20 * time.Millisecond, Max: 250 * time.Millisecond}
 
-// errCodeStoreFailed is nats-server's JSStreamStoreFailedF: a write a full stream refused.
-const errCodeStoreFailed jetstream.ErrorCode = 10077
-
-func refused(err error) bool {
-	var api *jetstream.APIError
-	return errors.As(err, &api) && api.ErrorCode == errCodeStoreFailed
-}
-
 // claim returns the record of key when the request already ran. Otherwise it claims key for own
 // and returns the run (nil when the bucket refuses writes: the request runs unclaimed). While a live
 // marker of another delivery holds the key, it waits for that delivery's record, until ctx ends
@@ -109,7 +102,7 @@ func (r *Replies) claim(ctx context.Context, key string, own marker, lease time.
 		switch {
 		case err == nil:
 			return nil, &run{r: r, key: key, val: val, rev: rev}, nil
-		case refused(err):
+		case quorum.Refused(err):
 			return nil, nil, nil
 		case !errors.Is(err, jetstream.ErrKeyExists):
 			return nil, nil, fmt.Errorf("reply record: %w", err)

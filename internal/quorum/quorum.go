@@ -52,6 +52,13 @@ func Unanswered(err error) bool {
 		errors.Is(err, jetstream.ErrAsyncPublishTimeout) // an asynchronous publish's ack that never came
 }
 
+// Refused reports whether err is a write the stream's store refused (err_code 10077: the stream or
+// bucket is full): an answer, which writing again does not change.
+func Refused(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == errCodeStoreFailed
+}
+
 // Tracker counts how long JetStream has gone unanswered on one connection, from the outcomes of
 // calls reported to it, and reconnects the connection elsewhere once that lasts After while the
 // connection is up. It is safe for concurrent use.
