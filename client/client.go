@@ -227,6 +227,11 @@ func (c *Client) answered(ctx context.Context, stream, subject string, seq uint6
 	ictx, cancel := context.WithTimeout(ctx, storeAttempt)
 	defer cancel()
 	cons, err := c.js.Consumer(ictx, stream, contracts.ConsumerName(subject))
+	if err == nil && quorum.CutOff(cons.CachedInfo().Cluster) {
+		// A consumer leader cut off from its group with this server still answers, until it steps
+		// down: its answer proves nothing, and its ack floor no longer moves.
+		err = quorum.ErrCutOff
+	}
 	// A caller not allowed to read the consumer gets no answer either: that is not a lost quorum.
 	if last := c.nc.LastError(); ctx.Err() == nil && !(errors.Is(last, nats.ErrPermissionViolation) && strings.Contains(last.Error(), "CONSUMER.INFO")) {
 		c.quorum.Report(err)

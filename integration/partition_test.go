@@ -264,6 +264,7 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 	js, _ := jetstream.New(nc)
 	waitFor(t, 60*time.Second, "every stream and consumer on 3 current replicas", func() bool { return replicated(js, 3) == nil })
 	leader := leadOn(t, nc, js, victim.cluster.Name)
+	consumerLeader := consumerLeadOn(t, nc, js, victim.cluster.Name)
 
 	goCalls := partitionCallersGo(t, callers, victim)
 	jsCalls := callThroughFailoverJS(t, callers, victim)
@@ -317,7 +318,8 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 		}
 		return o
 	}
-	outcomes := []outcome{measure("Go", goCalls())}
+	goTimings, goMoves := goCalls()
+	outcomes := []outcome{measure("Go", goTimings)}
 	if jsCalls != nil {
 		outcomes = append(outcomes, measure("JavaScript", reportTimings(jsCalls())))
 	}
@@ -333,13 +335,16 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 		parts = append(parts, fmt.Sprintf("%s %d calls, %d lost, max latency from the cut %s (a call started at %+.1fs)",
 			o.name, o.calls, len(o.failed), o.worst.Round(time.Millisecond), o.worstStart.Seconds()))
 	}
+	for _, at := range goMoves {
+		parts[0] += fmt.Sprintf(", moved at %+.1fs", at.Sub(cutAt).Seconds())
+	}
 	readiness, lies := readinessFigures(t, samples, cutAt, healAt, a, b)
 	mode := "silent links, route pings " + routePing.String() + " x " + fmt.Sprint(routePingMax)
 	if os.Getenv("PARTITION_MODE") == "close" {
 		mode = "closed links"
 	}
-	t.Logf("FIGURES partition of %s (%s; WORKER_REQUESTS leader %s; every worker and caller on it) for %s: lost=%d max latency from the cut=%s; %s; executions per request_id at most %d (%d ran more than once); readiness: %s; part-a handled %v, part-b handled %v",
-		victim.cluster.Name, mode, leader, cutFor, lost, worst.Round(time.Millisecond), strings.Join(parts, "; "), most, len(repeated), readiness, a.handled(), b.handled())
+	t.Logf("FIGURES partition of %s (%s; WORKER_REQUESTS leader %s, its get_artifact consumer's %s; every worker and caller on it) for %s: lost=%d max latency from the cut=%s; %s; executions per request_id at most %d (%d ran more than once); readiness: %s; part-a handled %v, part-b handled %v",
+		victim.cluster.Name, mode, leader, consumerLeader, cutFor, lost, worst.Round(time.Millisecond), strings.Join(parts, "; "), most, len(repeated), readiness, a.handled(), b.handled())
 	if dir := os.Getenv("PARTITION_KEEP_LOGS"); dir != "" {
 		for _, w := range []*workerProc{a, b} {
 			_ = os.WriteFile(dir+"/"+w.name+".log", []byte(readFile(w.logs)), 0o644)
@@ -403,12 +408,41 @@ func leadOn(t *testing.T, nc *nats.Conn, js jetstream.JetStream, server string) 
 	return leader
 }
 
+// consumerLeadOn makes server the leader of the worker's get_artifact consumer too: a leader cut off
+// with its clients keeps answering their reads (consumer info) until it steps down for lost quorum,
+// 10-20 s later, the worst case for a client that proves its server by such a read.
+func consumerLeadOn(t *testing.T, nc *nats.Conn, js jetstream.JetStream, server string) string {
+	t.Helper()
+	name := contracts.ConsumerName(contracts.SubjectGetArtifact)
+	leader := ""
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c, err := js.Consumer(ctx, "WORKER_REQUESTS", name)
+		cancel()
+		if err != nil || c.CachedInfo().Cluster == nil {
+			continue
+		}
+		leader = c.CachedInfo().Cluster.Leader
+		if leader == server {
+			return leader
+		}
+		_, _ = nc.Request("$JS.API.CONSUMER.LEADER.STEPDOWN.WORKER_REQUESTS."+name, []byte(`{"placement":{"preferred":"`+server+`"}}`), 2*time.Second)
+	}
+	t.Logf("%s is led by %s, not %s, after 20 s of step-downs", name, leader, server)
+	return leader
+}
+
 // partitionCallersGo starts 8 callers using the Go client on a connection to server (the others
 // listed after it), each calling get_artifact in a loop with a 30 s deadline; the function it
-// returns stops them and returns every call's timing.
-func partitionCallersGo(t *testing.T, e *env, server *natsProc) func() []timing {
+// returns stops them and returns every call's timing and when the connection reconnected.
+func partitionCallersGo(t *testing.T, e *env, server *natsProc) func() ([]timing, []time.Time) {
 	t.Helper()
-	nc, err := nats.Connect(serverFirst(e, server), nats.DontRandomize(), nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond))
+	var moves struct {
+		sync.Mutex
+		at []time.Time
+	}
+	nc, err := nats.Connect(serverFirst(e, server), nats.DontRandomize(), nats.MaxReconnects(-1), nats.ReconnectWait(200*time.Millisecond),
+		nats.ReconnectHandler(func(*nats.Conn) { moves.Lock(); moves.at = append(moves.at, time.Now()); moves.Unlock() }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,12 +479,14 @@ func partitionCallersGo(t *testing.T, e *env, server *natsProc) func() []timing 
 		}()
 	}
 	waitFor(t, 30*time.Second, "the first Go client calls", func() bool { mu.Lock(); defer mu.Unlock(); return len(calls) >= 40 })
-	return func() []timing {
+	return func() ([]timing, []time.Time) {
 		stop.Store(true)
 		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
-		return calls
+		moves.Lock()
+		defer moves.Unlock()
+		return calls, moves.at
 	}
 }
 

@@ -47,10 +47,37 @@ func Unanswered(err error) bool {
 		// that one's quorum: a stream leader cut off from its cluster answers so until it steps down.
 		return api.Code == 503 && api.ErrorCode != errCodeStoreFailed || api.ErrorCode == errCodeDuplicateInProcess
 	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
+	return errors.Is(err, ErrCutOff) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
 		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, jetstream.ErrNoHeartbeat) ||
 		errors.Is(err, jetstream.ErrAsyncPublishTimeout) // an asynchronous publish's ack that never came
 }
+
+// ErrCutOff is a read a stream's or consumer's leader answered while it has not heard from a quorum
+// of its group (CutOff): taken for an unanswered call.
+var ErrCutOff = errors.New("quorum: the answering leader has not heard from a quorum of its group")
+
+// CutOff reports whether ci, the cluster info a stream's or consumer's leader gave in its answer,
+// shows that leader cut off from its group: fewer than a quorum of the group (the leader counted)
+// answered it within peerSilence. A leader left on the small side of a partition keeps answering
+// reads (an info, its ack floor) until it steps down for lost quorum, 10-20 s after the cut, while
+// nothing it answers moves: such an answer proves nothing about the cluster. A group of one
+// (no replicas) is never cut off.
+func CutOff(ci *jetstream.ClusterInfo) bool {
+	if ci == nil || len(ci.Replicas) == 0 {
+		return false
+	}
+	heard := 1 // the leader itself
+	for _, r := range ci.Replicas {
+		if !r.Offline && r.Active < peerSilence {
+			heard++
+		}
+	}
+	return heard < (len(ci.Replicas)+1)/2+1
+}
+
+// peerSilence is how long a group's leader may go without hearing from a peer before the peer is
+// taken for unreachable: a leader's heartbeats go out every second and every peer answers them.
+const peerSilence = 3 * time.Second
 
 // Refused reports whether err is a write the stream's store refused (err_code 10077: the stream or
 // bucket is full): an answer, which writing again does not change.

@@ -75,3 +75,34 @@ func TestAFullBucketIsAnAnswer(t *testing.T) {
 		t.Fatalf("a full bucket's refusal (%v) counted as unanswered", err)
 	}
 }
+
+// A leader's answer counts as unanswered when it has not heard from a quorum of its group: a
+// leader cut off with its clients keeps answering reads until it steps down.
+func TestCutOffLeader(t *testing.T) {
+	heard := jetstream.PeerInfo{Name: "n2", Current: true, Active: 400 * time.Millisecond}
+	silent := jetstream.PeerInfo{Name: "n3", Active: 5 * time.Second}
+	offline := jetstream.PeerInfo{Name: "n3", Offline: true, Active: 200 * time.Millisecond}
+	for _, c := range []struct {
+		name     string
+		replicas []*jetstream.PeerInfo
+		want     bool
+	}{
+		{"a group of one", nil, false},
+		{"both peers heard", []*jetstream.PeerInfo{&heard, &heard}, false},
+		{"one of two peers heard: a quorum of three", []*jetstream.PeerInfo{&heard, &silent}, false},
+		{"no peer heard", []*jetstream.PeerInfo{&silent, &silent}, true},
+		{"no peer online", []*jetstream.PeerInfo{&offline, &silent}, true},
+		{"two of four peers heard: a quorum of five", []*jetstream.PeerInfo{&heard, &heard, &silent, &silent}, false},
+		{"one of four peers heard", []*jetstream.PeerInfo{&heard, &silent, &silent, &silent}, true},
+	} {
+		if got := quorum.CutOff(&jetstream.ClusterInfo{Leader: "n1", Replicas: c.replicas}); got != c.want {
+			t.Errorf("%s: CutOff = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if quorum.CutOff(nil) {
+		t.Error("CutOff(nil) = true: a server outside a cluster gives no cluster info")
+	}
+	if !quorum.Unanswered(fmt.Errorf("consumer info: %w", quorum.ErrCutOff)) {
+		t.Error("an answer of a cut-off leader is not taken for unanswered")
+	}
+}
