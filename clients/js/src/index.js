@@ -432,7 +432,9 @@ export class WorkerClient {
   async answered(stream, subject, seq) {
     try {
       const info = await bounded((await this.jsm()).consumers.info(stream, "worker_" + subject.replaceAll(".", "_")), this.storeAttemptTimeout);
-      this.quorum.report();
+      // A consumer leader cut off from its group with this server still answers, until it steps
+      // down: its answer proves nothing, and its ack floor no longer moves.
+      this.quorum.report(isCutOff(info.cluster) ? CUT_OFF : undefined);
       return info.ack_floor.stream_seq >= seq;
     } catch (err) {
       // A caller not allowed to read the consumer gets no answer either: that is not a lost quorum.
@@ -574,11 +576,31 @@ class QuorumTracker {
   }
 }
 
+// CUT_OFF is the answer of a stream's or consumer's leader that has not heard from a quorum of its
+// group (isCutOff): taken for an unanswered call.
+const CUT_OFF = new Error("the answering leader has not heard from a quorum of its group");
+
+// PEER_SILENCE_MS is how long a group's leader may go without hearing from a peer before the peer is
+// taken for unreachable: a leader's heartbeats go out every second and every peer answers them.
+const PEER_SILENCE_MS = 3000;
+
+// isCutOff: the cluster info a stream's or consumer's leader gave shows it cut off from its group
+// (fewer than a quorum, the leader counted, heard within PEER_SILENCE_MS), as the Go client's
+// quorum.CutOff. A leader left on the small side of a partition answers reads until it steps down
+// for lost quorum, 10-20 s after the cut. A group of one is never cut off.
+function isCutOff(cluster) {
+  const replicas = cluster?.replicas ?? [];
+  if (replicas.length === 0) return false;
+  // active is nanoseconds since the leader last heard from the peer.
+  const heard = 1 + replicas.filter((r) => !r.offline && (r.active ?? 0) / 1e6 < PEER_SILENCE_MS).length;
+  return heard < Math.floor((replicas.length + 1) / 2) + 1;
+}
+
 // isUnanswered: JetStream did not answer at all (a timeout, no responders, 503 unavailable), as when
-// the server cannot reach the stream's leader or quorum; a 503 of a store that refused the write (a
-// full bucket) is an answer.
+// the server cannot reach the stream's leader or quorum, or answered from a leader cut off from its
+// group; a 503 of a store that refused the write (a full bucket) is an answer.
 function isUnanswered(err) {
-  if (isNoResponders(err)) return true;
+  if (err === CUT_OFF || isNoResponders(err)) return true;
   if (isApiError(err)) return (err.status === 503 && err.code !== ERR_CODE_STORE_FAILED) || err.code === ERR_CODE_DUPLICATE_IN_PROCESS;
   return isTimeout(err);
 }

@@ -598,3 +598,26 @@ class ConnectTest(unittest.IsolatedAsyncioTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CutOffLeaderTest(unittest.TestCase):
+    """A leader's answer counts as unanswered when it has not heard from a quorum of its group (as
+    the Go client's quorum.CutOff): a leader cut off with its clients answers reads until it steps
+    down."""
+
+    def cluster(self, *active_seconds, offline=()):
+        from nats.js.api import ClusterInfo
+
+        replicas = [{"name": f"n{i + 2}", "active": int(a * 1e9), "offline": i in offline} for i, a in enumerate(active_seconds)]
+        return ClusterInfo.from_response({"leader": "n1", "replicas": replicas})
+
+    def test_cut_off(self):
+        cut_off = client_module._cut_off
+        self.assertFalse(cut_off(None), "a server outside a cluster gives no cluster info")
+        self.assertFalse(cut_off(self.cluster()), "a group of one")
+        self.assertFalse(cut_off(self.cluster(0.4, 0.5)), "both peers heard")
+        self.assertFalse(cut_off(self.cluster(0.4, 5)), "one of two peers heard: a quorum of three")
+        self.assertTrue(cut_off(self.cluster(5, 4)), "no peer heard")
+        self.assertTrue(cut_off(self.cluster(0.2, 4, offline=(0,))), "no peer online")
+        self.assertTrue(cut_off(self.cluster(0.2, 4, 5, 6)), "one of four peers heard")
+        self.assertTrue(client_module._unanswered(client_module._CUT_OFF))

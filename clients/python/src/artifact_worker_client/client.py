@@ -551,7 +551,9 @@ class _Call:
             if self.remaining() > 0 and not denied:
                 self.c.quorum.report(err)
             return None
-        self.c.quorum.report(None)
+        # A consumer leader cut off from its group with this server still answers, until it steps
+        # down: its answer proves nothing, and its ack floor no longer moves.
+        self.c.quorum.report(_CUT_OFF if _cut_off(getattr(info, "cluster", None)) else None)
         return info
 
     async def _answered(self, stream: str, seq: int) -> bool:
@@ -708,10 +710,37 @@ class _Quorum:
             asyncio.get_running_loop().create_task(_force_reconnect(self.nc))
 
 
+class _CutOffError(Exception):
+    """The answer of a stream's or consumer's leader that has not heard from a quorum of its group
+    (_cut_off): taken for an unanswered call."""
+
+
+_CUT_OFF = _CutOffError("the answering leader has not heard from a quorum of its group")
+
+# How long a group's leader may go without hearing from a peer before the peer is taken for
+# unreachable: a leader's heartbeats go out every second and every peer answers them.
+_PEER_SILENCE = 3.0
+
+
+def _cut_off(cluster: Any) -> bool:
+    """Whether the cluster info a stream's or consumer's leader gave shows it cut off from its group
+    (fewer than a quorum, the leader counted, heard within _PEER_SILENCE), as the Go client's
+    quorum.CutOff: a leader left on the small side of a partition answers reads until it steps down
+    for lost quorum, 10-20 s after the cut. A group of one is never cut off."""
+    replicas = getattr(cluster, "replicas", None) or []
+    if not replicas:
+        return False
+    # active is nanoseconds since the leader last heard from the peer.
+    heard = 1 + sum(1 for r in replicas if not getattr(r, "offline", False) and (getattr(r, "active", 0) or 0) / 1e9 < _PEER_SILENCE)
+    return heard < (len(replicas) + 1) // 2 + 1
+
+
 def _unanswered(err: BaseException) -> bool:
     """JetStream did not answer at all (a timeout, no responders, 503 unavailable), as when the
-    server cannot reach the stream's leader or quorum; a 503 of a store that refused the write (a
-    full bucket) is an answer."""
+    server cannot reach the stream's leader or quorum, or answered from a leader cut off from its
+    group; a 503 of a store that refused the write (a full bucket) is an answer."""
+    if isinstance(err, _CutOffError):
+        return True
     if isinstance(err, nats.js.errors.APIError):
         return (err.code == 503 and err.err_code != _ERR_CODE_STORE_FAILED) or err.err_code == _ERR_CODE_DUPLICATE_IN_PROCESS
     return isinstance(err, (nats.errors.TimeoutError, asyncio.TimeoutError, nats.errors.NoRespondersError, nats.js.errors.NoStreamResponseError))
