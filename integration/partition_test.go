@@ -332,8 +332,8 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 	for _, o := range outcomes {
 		lost += len(o.failed)
 		worst = max(worst, o.worst)
-		parts = append(parts, fmt.Sprintf("%s %d calls, %d lost, max latency from the cut %s (a call started at %+.1fs)",
-			o.name, o.calls, len(o.failed), o.worst.Round(time.Millisecond), o.worstStart.Seconds()))
+		parts = append(parts, fmt.Sprintf("%s %d calls, %d lost, max latency from the cut %s (a call started at %+.1fs%s)",
+			o.name, o.calls, len(o.failed), o.worst.Round(time.Millisecond), o.worstStart.Seconds(), strings.TrimSuffix(", "+o.worstID, ", ")))
 	}
 	for _, at := range goMoves {
 		parts[0] += fmt.Sprintf(", moved at %+.1fs", at.Sub(cutAt).Seconds())

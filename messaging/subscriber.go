@@ -158,8 +158,11 @@ func (s *subscriber) slot(ctx context.Context, subject string, cons jetstream.Co
 
 var errNotBound = errors.New("consumer not bound")
 
-// rebindBackoff spaces the attempts to bind a consumer again after failed pulls: 0.5 s doubling to 10 s.
-var rebindBackoff = backoff.Policy{Initial: 500 * time.Millisecond, Max: 10 * time.Second}
+// rebindBackoff spaces the attempts to bind a consumer again after failed pulls: 0.5 s doubling to
+// 2 s. A pull fails while the consumer has no leader (an election after a leader died, a partition
+// or its heal: seconds); a slot must not sleep far past the election's end (at 10 s, calls waited 4-8
+// s longer than the outage), and a failed pull costs the server one short answer.
+var rebindBackoff = backoff.Policy{Initial: 500 * time.Millisecond, Max: 2 * time.Second}
 
 // pullWait is how long one pull waits for a message. It bounds how soon a slot notices that fetching
 // stopped or that its consumer was deleted. A pull is never abandoned early: a message the server is
