@@ -390,22 +390,13 @@ func later(a, b time.Time) time.Time {
 // takes the stream's leader away from the clients' side; it returns the leader it got.
 func leadOn(t *testing.T, nc *nats.Conn, js jetstream.JetStream, server string) string {
 	t.Helper()
-	leader := ""
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	return groupLeadOn(t, nc, server, "WORKER_REQUESTS", "$JS.API.STREAM.LEADER.STEPDOWN.WORKER_REQUESTS", func(ctx context.Context) (*jetstream.ClusterInfo, error) {
 		s, err := js.Stream(ctx, "WORKER_REQUESTS")
-		cancel()
-		if err != nil || s.CachedInfo().Cluster == nil {
-			continue
+		if err != nil {
+			return nil, err
 		}
-		leader = s.CachedInfo().Cluster.Leader
-		if leader == server {
-			return leader
-		}
-		_, _ = nc.Request("$JS.API.STREAM.LEADER.STEPDOWN.WORKER_REQUESTS", []byte(`{"placement":{"preferred":"`+server+`"}}`), 2*time.Second)
-	}
-	t.Logf("WORKER_REQUESTS is led by %s, not %s, after 20 s of step-downs: the cut leaves its leader on the healthy side", leader, server)
-	return leader
+		return s.CachedInfo().Cluster, nil
+	})
 }
 
 // consumerLeadOn makes server the leader of the worker's get_artifact consumer too: a leader cut off
@@ -414,21 +405,33 @@ func leadOn(t *testing.T, nc *nats.Conn, js jetstream.JetStream, server string) 
 func consumerLeadOn(t *testing.T, nc *nats.Conn, js jetstream.JetStream, server string) string {
 	t.Helper()
 	name := contracts.ConsumerName(contracts.SubjectGetArtifact)
+	return groupLeadOn(t, nc, server, name, "$JS.API.CONSUMER.LEADER.STEPDOWN.WORKER_REQUESTS."+name, func(ctx context.Context) (*jetstream.ClusterInfo, error) {
+		c, err := js.Consumer(ctx, "WORKER_REQUESTS", name)
+		if err != nil {
+			return nil, err
+		}
+		return c.CachedInfo().Cluster, nil
+	})
+}
+
+// groupLeadOn asks the raft group named name to step down (stepDown, the JetStream API subject) with
+// server preferred until info says server leads it, for 20 s at most; it returns the leader it got.
+func groupLeadOn(t *testing.T, nc *nats.Conn, server, name, stepDown string, info func(context.Context) (*jetstream.ClusterInfo, error)) string {
+	t.Helper()
 	leader := ""
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := js.Consumer(ctx, "WORKER_REQUESTS", name)
+		ci, err := info(ctx)
 		cancel()
-		if err != nil || c.CachedInfo().Cluster == nil {
+		if err != nil || ci == nil {
 			continue
 		}
-		leader = c.CachedInfo().Cluster.Leader
-		if leader == server {
+		if leader = ci.Leader; leader == server {
 			return leader
 		}
-		_, _ = nc.Request("$JS.API.CONSUMER.LEADER.STEPDOWN.WORKER_REQUESTS."+name, []byte(`{"placement":{"preferred":"`+server+`"}}`), 2*time.Second)
+		_, _ = nc.Request(stepDown, []byte(`{"placement":{"preferred":"`+server+`"}}`), 2*time.Second)
 	}
-	t.Logf("%s is led by %s, not %s, after 20 s of step-downs", name, leader, server)
+	t.Logf("%s is led by %s, not %s, after 20 s of step-downs: the cut leaves its leader on the healthy side", name, leader, server)
 	return leader
 }
 
