@@ -39,9 +39,17 @@ func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts
 			return nil, fmt.Errorf("encode model: %w", err)
 		}
 	}
+	var limits []byte
+	if a.RequestLimits != nil && media != contracts.MediaResult {
+		if limits, err = json.Marshal(a.RequestLimits); err != nil {
+			return nil, fmt.Errorf("encode request limits: %w", err)
+		}
+	}
+	// Sized for everything appended below: a buffer grown on the way (by the request limits, last)
+	// would copy the media's base64 once more and allocate twice its size.
 	size := len(route) + len(usage) + len(decision) + 32
 	if media != contracts.MediaResult {
-		size += len(a.ToolContent) + 64
+		size += len(a.ToolContent) + len(limits) + 128
 		for _, m := range a.FollowUp {
 			size += len(m.Content) + len(m.Parts) + len(m.Role) + 32
 		}
@@ -83,11 +91,7 @@ func encodeResult(r contracts.ContentRouteResult, u contracts.Usage, a contracts
 		}
 		b = append(b, ']')
 	}
-	if a.RequestLimits != nil {
-		limits, err := json.Marshal(a.RequestLimits)
-		if err != nil {
-			return nil, fmt.Errorf("encode request limits: %w", err)
-		}
+	if limits != nil {
 		b = append(b, `,"requestLimits":`...)
 		b = append(b, limits...)
 	}

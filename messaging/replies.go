@@ -27,9 +27,12 @@ import (
 // JetStream redelivers a request whose ack was lost, a caller sends the same request again. Each
 // would run the handler again (for workspace.file_written, write the file again). Instead, once a
 // request ran, its reply is written to the WORKER_REPLIES bucket, keyed by the request (ReplyKey):
-// sent ahead of the reply on the same connection (the server reads them in that order) and confirmed
-// by the server before the request is acked, the two round trips overlapping. A request that finds
-// its record is answered with the stored reply, and its outcome is `replayed`, not `ok`.
+// sent right after the reply on the same connection and confirmed by the server before the request
+// is acked, the two round trips overlapping. Until the record is stored, the delivery's running marker
+// (running.go) holds the key: an ask meanwhile waits for the record. (The record went out ahead of
+// the reply until the marker came; behind it, its 100 KB or more no longer delay the reply.) A
+// request that finds its record is answered with the stored reply, and its outcome is `replayed`,
+// not `ok`.
 //
 // A record holds the reply itself when it fits in one message, else the name of the claim that
 // carries it (the claim stays in the claim-check bucket until its reader deletes it, or its TTL):
@@ -150,13 +153,19 @@ type replyRecord struct {
 // is not recorded.
 var errTooLargeRecord = errors.New("reply record larger than one message")
 
-// start begins recording msg (a reply as published: an inline body, or a Claim-Check header) as the
-// reply of key: the record is written to the connection before it returns, and wait reports, within
-// recordCall, whether the server stored it. The caller publishes the reply on the same connection
-// between the two, so the record is sent first and both travel in one round trip (see
-// Pipeline.reply).
-func (r *Replies) start(key, subject, requestID string, msg *nats.Msg) (wait func(context.Context) error) {
-	val, err := recordValue(subject, requestID, msg)
+// recording is what a delivery's reply is recorded under: the request's key and the record's
+// fields. done is told whether the server stored the record.
+type recording struct {
+	replies   *Replies
+	key       string
+	subject   string
+	requestID string
+	done      func(error)
+}
+
+// start begins writing the record value val (recordValue) under key: the record is written to the
+// connection before it returns, and wait reports, within recordCall, whether the server stored it.
+func (r *Replies) start(key string, val []byte, err error) (wait func(context.Context) error) {
 	if err == nil && len(val) > r.maxValue {
 		err = errTooLargeRecord
 	}
@@ -215,20 +224,33 @@ func waitAck(ctx context.Context, ack jetstream.PubAckFuture) error {
 // recordSubject is the subject a record of key is published on (the bucket's, as KeyValue.Put uses).
 func recordSubject(key string) string { return "$KV." + contracts.ReplyBucket + "." + key }
 
-// recordValue is the JSON of msg's replyRecord. The reply body goes in as it is: it is the compact
-// JSON the pipeline published (encodeReply); json.Marshal would validate and compact it again, a pass
-// over every byte of the base64 it carries, which was most of the CPU a 100 KB get_artifact cost.
+// recordValue is the JSON of msg's replyRecord (msg: a reply as published, an inline body or a
+// Claim-Check header).
 func recordValue(subject, requestID string, msg *nats.Msg) ([]byte, error) {
-	rec := replyRecord{Subject: subject, RequestID: requestID, ClaimCheck: msg.Header.Get(contracts.HeaderClaimCheck)}
-	head, err := json.Marshal(rec)
-	if err != nil || rec.ClaimCheck != "" || len(msg.Data) == 0 {
-		return head, err
+	claim := msg.Header.Get(contracts.HeaderClaimCheck)
+	if claim != "" || len(msg.Data) == 0 {
+		return json.Marshal(replyRecord{Subject: subject, RequestID: requestID, ClaimCheck: claim})
 	}
-	val := make([]byte, 0, len(head)+len(`,"reply":`)+len(msg.Data))
-	val = append(val, head[:len(head)-1]...) // without its closing brace
-	val = append(val, `,"reply":`...)
+	head, err := recordHead(subject, requestID)
+	if err != nil {
+		return nil, err
+	}
+	val := make([]byte, 0, len(head)+len(msg.Data)+1)
+	val = append(val, head...)
 	val = append(val, msg.Data...)
 	return append(val, '}'), nil
+}
+
+// recordHead is the start of the record of an inline reply, up to the reply: the reply body and a
+// closing brace complete it. The reply body goes in as it is: it is the compact JSON the pipeline
+// published (encodeReply); json.Marshal would validate and compact it again, a pass over every byte
+// of the base64 it carries, which was most of the CPU a 100 KB get_artifact cost.
+func recordHead(subject, requestID string) ([]byte, error) {
+	head, err := json.Marshal(replyRecord{Subject: subject, RequestID: requestID})
+	if err != nil {
+		return nil, err
+	}
+	return append(head[:len(head)-1], `,"reply":`...), nil // without its closing brace
 }
 
 // get returns the record of key, nil when there is none.

@@ -20,18 +20,17 @@ import (
 const replyConfirmTimeout = 5 * time.Second
 
 // reply publishes env to replyTo with core NATS, through the claim check when it is too large.
-// It returns the number of bytes of the reply body and whether it went by claim check. record, when
-// not nil, is given the reply message (inline or claim-checked) before it is published, starts
-// recording it and returns the wait for the record's confirmation; without a Reply-To, it is given a
-// reply that fits in one message. The record goes out first on the connection the reply then takes,
-// and its confirmation is awaited after the reply's: the two round trips overlap.
-func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply, record func(*nats.Msg) (wait func())) (int, bool, error) {
-	return p.replyWith(ctx, p.deps.Claims, replyTo, env, record)
+// It returns the number of bytes of the reply body and whether it went by claim check. rec, when
+// not nil, records the reply (inline or claim-checked) under rec.key; without a Reply-To, only a
+// reply that fits in one message is recorded. The record goes out right behind the reply on the
+// same connection, and its confirmation is awaited after the reply's: the two round trips overlap.
+func (p *Pipeline) reply(ctx context.Context, replyTo string, env contracts.Reply, rec *recording) (int, bool, error) {
+	return p.replyWith(ctx, p.deps.Claims, replyTo, env, rec)
 }
 
 // replyWith is reply through the claim-check bucket claims (a tenant's, Deps.SubjectClaims).
-func (p *Pipeline) replyWith(ctx context.Context, claims *claimcheck.Store, replyTo string, env contracts.Reply, record func(*nats.Msg) (wait func())) (int, bool, error) {
-	if replyTo == "" && record == nil {
+func (p *Pipeline) replyWith(ctx context.Context, claims *claimcheck.Store, replyTo string, env contracts.Reply, rec *recording) (int, bool, error) {
+	if replyTo == "" && rec == nil {
 		return 0, false, nil
 	}
 	parts, err := encodeReply(env)
@@ -42,9 +41,28 @@ func (p *Pipeline) replyWith(ctx context.Context, claims *claimcheck.Store, repl
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
 	if replyTo == "" {
 		if body := bytes.Join(parts, nil); claims.Fits(len(body)) {
-			record(&nats.Msg{Header: hdr, Data: body})()
+			val, err := recordValue(rec.subject, rec.requestID, &nats.Msg{Header: hdr, Data: body})
+			rec.done(rec.replies.start(rec.key, val, err)(ctx))
 		}
 		return 0, false, nil
+	}
+	n := 0
+	for _, part := range parts {
+		n += len(part)
+	}
+	// An inline reply that is recorded is built inside its record's value (recordHead, the reply,
+	// "}"): one buffer for both, not a second copy of the reply's base64.
+	var val []byte
+	if rec != nil && claims.Fits(n) {
+		if head, err := recordHead(rec.subject, rec.requestID); err == nil {
+			val = make([]byte, 0, len(head)+n+1)
+			val = append(val, head...)
+			for _, part := range parts {
+				val = append(val, part...)
+			}
+			val = append(val, '}')
+			parts = [][]byte{val[len(head) : len(val)-1]}
+		}
 	}
 	msg, err := claims.PrepareParts(ctx, replyTo, hdr, parts...)
 	if errors.Is(err, claimcheck.ErrFull) {
@@ -53,20 +71,27 @@ func (p *Pipeline) replyWith(ctx context.Context, claims *claimcheck.Store, repl
 	if err != nil {
 		return 0, false, err
 	}
-	if record != nil {
-		defer record(msg)()
+	err = p.publish(msg)
+	if rec != nil {
+		// Recorded even when the reply's publish failed: the retry finds the record and publishes it
+		// again, instead of running the request again.
+		var verr error
+		if val == nil || msg.Header.Get(contracts.HeaderClaimCheck) != "" {
+			val, verr = recordValue(rec.subject, rec.requestID, msg)
+		}
+		wait := rec.replies.start(rec.key, val, verr)
+		defer func() { rec.done(wait(ctx)) }()
 	}
-	if err := p.send(ctx, msg); err != nil {
-		if name := msg.Header.Get(contracts.HeaderClaimCheck); name != "" && record == nil && !errors.Is(err, errNotConfirmed) {
+	if err == nil {
+		err = p.confirm(ctx, msg)
+	}
+	if err != nil {
+		if name := msg.Header.Get(contracts.HeaderClaimCheck); name != "" && rec == nil && !errors.Is(err, errNotConfirmed) {
 			// Nobody will read it: the retry stores the reply again. (A recorded one is the
 			// record's: the retry finds the record and publishes it again.)
 			_ = claims.Delete(ctx, name)
 		}
 		return 0, false, err
-	}
-	n := 0
-	for _, part := range parts {
-		n += len(part)
 	}
 	return n, msg.Header.Get(contracts.HeaderClaimCheck) != "", nil
 }
@@ -76,9 +101,23 @@ var errNotConfirmed = errors.New("not confirmed by the server")
 
 // send publishes a reply message with core NATS and confirms the server has it.
 func (p *Pipeline) send(ctx context.Context, msg *nats.Msg) error {
+	if err := p.publish(msg); err != nil {
+		return err
+	}
+	return p.confirm(ctx, msg)
+}
+
+// publish writes a reply message to the publishing connection (core NATS).
+func (p *Pipeline) publish(msg *nats.Msg) error {
 	if err := p.deps.PubConn.PublishMsg(msg); err != nil {
 		return fmt.Errorf("publish reply to %s: %w", msg.Subject, err)
 	}
+	return nil
+}
+
+// confirm makes a round trip to the server after msg was published: the server has it (and whatever
+// was published before it on the connection) once it returns nil.
+func (p *Pipeline) confirm(ctx context.Context, msg *nats.Msg) error {
 	// Core NATS publishes are fire and forget: a reply written to a connection whose server dies
 	// the next moment is lost, while the ack (on the other connection) may still get through. A
 	// round trip to the server proves it has the reply before the request is acked; without it

@@ -112,22 +112,20 @@ func (p *Pipeline) serve(subject string, h Handler) message.NoPublishHandlerFunc
 		// the whole handler). It ends at the delivery's deadline, where the heartbeat stops.
 		// A large result (a 20 MB PDF sent whole) stays alive until its reply is published.
 		defer gcpace.Hold(int64(len(out.Reply.Result)))()
-		var record func(*nats.Msg) func()
+		var rec *recording
 		if p.deps.Replies != nil {
-			// The record is sent ahead of the reply, on the same connection, and confirmed before the
-			// request is acked: a request asked again from then on is answered with it.
-			record = func(msg *nats.Msg) func() {
-				wait := p.deps.Replies.start(key, subject, out.Reply.RequestID, msg)
-				return func() {
-					if err := wait(rctx); err != nil {
-						p.deps.Logger.WarnContext(ctx, "reply record not stored; the request runs again if asked again", "subject", subject, "request_id", out.Reply.RequestID, "error", err.Error())
-					} else if st.run != nil {
-						st.run.setRecorded()
-					}
+			// The record goes out right behind the reply, on the same connection, and is confirmed
+			// before the request is acked: a request asked again from then on is answered with it
+			// (meanwhile, this delivery's running marker makes it wait for the record).
+			rec = &recording{replies: p.deps.Replies, key: key, subject: subject, requestID: out.Reply.RequestID, done: func(err error) {
+				if err != nil {
+					p.deps.Logger.WarnContext(ctx, "reply record not stored; the request runs again if asked again", "subject", subject, "request_id", out.Reply.RequestID, "error", err.Error())
+				} else if st.run != nil {
+					st.run.setRecorded()
 				}
-			}
+			}}
 		}
-		n, claimed, err := p.replyWith(rctx, p.claimsFor(subject), replyTo, out.Reply, record)
+		n, claimed, err := p.replyWith(rctx, p.claimsFor(subject), replyTo, out.Reply, rec)
 		st.bytesOut, st.claimedOut = n, claimed
 		return err
 	}
