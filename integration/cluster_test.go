@@ -155,7 +155,7 @@ func replicated(js jetstream.JetStream, want int) error {
 // healthy reports whether the server's /healthz answers 200: it is up and every JetStream stream
 // and consumer it holds a replica of is current (what a NATS rolling restart waits for).
 func (n *natsProc) healthy() bool {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", n.cluster.HTTPPort))
+	resp, err := http.Get("http://" + n.addr(n.cluster.HTTPPort) + "/healthz")
 	if err != nil {
 		return false
 	}

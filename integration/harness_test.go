@@ -67,10 +67,11 @@ func TestMain(m *testing.M) {
 
 // runNATSHelper is the nats-server process: an embedded server with JetStream on the port and store
 // directory given in the environment, until SIGTERM; with NATS_HELPER_CLUSTER_PORT, one node of a
-// cluster (name NATS_HELPER_NAME, routes NATS_HELPER_ROUTES, comma separated).
+// cluster (name NATS_HELPER_NAME, routes NATS_HELPER_ROUTES, comma separated); with
+// NATS_HELPER_HOST, listening on that address instead of loopback.
 func runNATSHelper() int {
 	port, _ := strconv.Atoi(os.Getenv("NATS_HELPER_PORT"))
-	o := natstest.Options{Port: port, StoreDir: os.Getenv("NATS_HELPER_STORE")}
+	o := natstest.Options{Port: port, StoreDir: os.Getenv("NATS_HELPER_STORE"), Host: os.Getenv("NATS_HELPER_HOST")}
 	if cp, _ := strconv.Atoi(os.Getenv("NATS_HELPER_CLUSTER_PORT")); cp != 0 {
 		hp, _ := strconv.Atoi(os.Getenv("NATS_HELPER_HTTP_PORT"))
 		o.Cluster = natstest.Cluster{Name: os.Getenv("NATS_HELPER_NAME"), ClusterName: "it", Port: cp,
@@ -98,6 +99,9 @@ type natsProc struct {
 	store   string
 	cmd     *exec.Cmd
 	cluster natstest.Cluster // set for a node of a cluster
+	// host, when set, is the address the server listens on instead of loopback, and netns the
+	// network namespace it runs in (through ip netns exec): see netnsCluster.
+	host, netns string
 }
 
 func startNATS(t *testing.T) *natsProc {
@@ -107,7 +111,16 @@ func startNATS(t *testing.T) *natsProc {
 	return n
 }
 
-func (n *natsProc) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.port) }
+func (n *natsProc) URL() string { return "nats://" + n.addr(n.port) }
+
+// addr is host:port on the server's address.
+func (n *natsProc) addr(port int) string {
+	host := n.host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
 
 func (n *natsProc) start() {
 	n.t.Helper()
@@ -120,7 +133,10 @@ func (n *natsProc) start() {
 // call from a goroutine other than the test's (it never calls t.Fatal).
 func (n *natsProc) startErr() error {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=1", fmt.Sprintf("NATS_HELPER_PORT=%d", n.port), "NATS_HELPER_STORE="+n.store)
+	if n.netns != "" {
+		cmd = exec.Command("ip", "netns", "exec", n.netns, os.Args[0], "-test.run=^$") // ip execs the helper: same process
+	}
+	cmd.Env = append(os.Environ(), helperEnv+"=1", fmt.Sprintf("NATS_HELPER_PORT=%d", n.port), "NATS_HELPER_STORE="+n.store, "NATS_HELPER_HOST="+n.host)
 	if c := n.cluster; c.Port != 0 {
 		cmd.Env = append(cmd.Env, "NATS_HELPER_NAME="+c.Name, fmt.Sprintf("NATS_HELPER_CLUSTER_PORT=%d", c.Port),
 			"NATS_HELPER_ROUTES="+strings.Join(c.Routes, ","), fmt.Sprintf("NATS_HELPER_HTTP_PORT=%d", c.HTTPPort), "NATS_HELPER_ADVERTISE="+c.Advertise,
@@ -133,7 +149,7 @@ func (n *natsProc) startErr() error {
 	}
 	n.cmd = cmd
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", n.port), time.Second)
+		c, err := net.DialTimeout("tcp", n.addr(n.port), time.Second)
 		if err == nil {
 			c.Close()
 			return nil

@@ -187,6 +187,13 @@ func startProxiedCluster(t *testing.T, n int) (nodes []*natsProc, routes [][]*li
 			nodes[i].cluster.Routes = append(nodes[i].cluster.Routes, "nats-route://"+routes[i][j].Addr())
 		}
 	}
+	startNodes(t, nodes)
+	return nodes, routes
+}
+
+// startNodes starts a cluster's servers and waits until it has a JetStream meta leader.
+func startNodes(t *testing.T, nodes []*natsProc) {
+	t.Helper()
 	for _, node := range nodes {
 		node.start()
 		t.Cleanup(node.stop)
@@ -204,7 +211,75 @@ func startProxiedCluster(t *testing.T, n int) (nodes []*natsProc, routes [][]*li
 		_, err := js.AccountInfo(ctx)
 		return err == nil
 	})
-	return nodes, routes
+}
+
+// partition is a cluster's cut: cut(i) cuts server i's routes, heal restores every route; mode
+// says how (for the FIGURES line).
+type partition struct {
+	mode string
+	cut  func(victim int)
+	heal func()
+}
+
+// startPartitionableCluster starts n servers in one cluster whose routes a test can cut: in
+// network namespaces (netnsCluster) unless PARTITION_MODE says "proxy" or "close" or they cannot be
+// made (the reason is logged), otherwise through TCP proxies (startProxiedCluster) that go silent,
+// or close with PARTITION_MODE=close.
+func startPartitionableCluster(t *testing.T, n int) ([]*natsProc, partition) {
+	t.Helper()
+	mode := os.Getenv("PARTITION_MODE")
+	if mode == "" || mode == "netns" {
+		nodes, ns, err := newNetnsCluster(t, n)
+		if err == nil {
+			startNodes(t, nodes)
+			t.Logf("partition: network namespaces %s* (servers at %s), route packets dropped by iptables", ns.prefix, strings.Join(ns.ips, ", "))
+			return nodes, partition{
+				mode: "network namespaces, route packets dropped (iptables DROP)",
+				cut: func(victim int) {
+					if err := ns.Cut(victim); err != nil {
+						t.Error(err)
+					}
+				},
+				heal: func() {
+					if err := ns.Heal(); err != nil {
+						t.Error(err)
+					}
+				},
+			}
+		}
+		if mode == "netns" {
+			t.Fatalf("PARTITION_MODE=netns: network namespaces unavailable: %v", err)
+		}
+		t.Logf("partition: network namespaces unavailable (%v): cutting TCP proxies instead", err)
+	}
+	nodes, routes := startProxiedCluster(t, n)
+	p := partition{mode: "TCP proxies, silent links"}
+	if mode == "close" {
+		p.mode = "TCP proxies, closed links"
+	}
+	p.cut = func(victim int) {
+		for i := range routes {
+			for j := range routes[i] {
+				if routes[i][j] != nil && (i == victim || j == victim) {
+					if mode == "close" {
+						routes[i][j].Cut()
+					} else {
+						routes[i][j].Silence()
+					}
+				}
+			}
+		}
+	}
+	p.heal = func() {
+		for i := range routes {
+			for j := range routes[i] {
+				if routes[i][j] != nil {
+					routes[i][j].Heal()
+				}
+			}
+		}
+	}
+	return nodes, p
 }
 
 // routePing and routePingMax are the route ping settings docs/operations.md ("Partitions")
@@ -228,21 +303,30 @@ type timing struct {
 // that keep the quorum: every call is answered within 15 s of the cut, none is lost, each request
 // runs once, and each worker's /readyz is 503 while it is on the cut-off server.
 //
-// The partition is made with TCP proxies, not network namespaces: every route link goes through a
-// proxy of its own (startProxiedCluster), so the test runs unprivileged (as in CI) and the same
-// everywhere. The cut silences the cut-off server's links: they stay open and forward nothing, as
-// a network dropping the packets does, until the servers' route pings give up (the cluster runs
-// with the route ping settings docs/operations.md recommends, routePing). PARTITION_MODE=close
-// closes the links instead (and every new connection on them), as a peer that is gone does.
+// The cut is made one of two ways, named in the FIGURES line (PARTITION_MODE chooses):
+//   - Network namespaces (the default where the test runs as root and ip and iptables work): each
+//     nats-server runs in a network namespace of its own, on a bridge the clients reach from the
+//     test's namespace (netnsCluster). The cut drops, in every namespace, the packets of the
+//     routes between the cut-off server and the others (iptables DROP: nothing is refused or
+//     answered, the peers' TCP retransmits into silence); the clients' traffic goes on.
+//     PARTITION_MODE=netns fails the test where namespaces cannot be made.
+//   - TCP proxies (the fallback, logged with the reason, or PARTITION_MODE=proxy): every route link
+//     goes through a proxy of its own (startProxiedCluster), so the test runs unprivileged. The cut
+//     silences the cut-off server's links: they stay open and forward nothing, as a network
+//     dropping the packets does. PARTITION_MODE=close closes them instead (and every new
+//     connection on them), as a peer that is gone does.
+//
+// Either way the silent routes end when the servers' route pings give up (the cluster runs with
+// the route ping settings docs/operations.md recommends, routePing).
 // PARTITION_KEEP_LOGS=DIR copies the workers' logs there and logs when the cut and the heal were.
 func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 	t.Parallel()
 	const cutFor, bound = 30 * time.Second, 15 * time.Second
-	nodes, routes := startProxiedCluster(t, 3)
+	nodes, part := startPartitionableCluster(t, 3)
 	victim := nodes[0]
 	// The workers randomise their server list: the others are reached through gates closed until
 	// both workers are connected to the victim, then open (they are where the workers move to).
-	gates := []*link{newLink(t, fmt.Sprintf("127.0.0.1:%d", nodes[1].port)), newLink(t, fmt.Sprintf("127.0.0.1:%d", nodes[2].port))}
+	gates := []*link{newLink(t, nodes[1].addr(nodes[1].port)), newLink(t, nodes[2].addr(nodes[2].port))}
 	for _, g := range gates {
 		g.Cut()
 	}
@@ -272,26 +356,10 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 	ready := watchReadiness(a, b)
 	time.Sleep(2 * time.Second) // calls before the cut
 	cutAt := time.Now()
-	for i := range routes {
-		for j := range routes[i] {
-			if routes[i][j] != nil && (i == 0 || j == 0) {
-				if os.Getenv("PARTITION_MODE") == "close" {
-					routes[i][j].Cut()
-				} else {
-					routes[i][j].Silence()
-				}
-			}
-		}
-	}
+	part.cut(0)
 	time.Sleep(cutFor)
 	healAt := time.Now()
-	for i := range routes {
-		for j := range routes[i] {
-			if routes[i][j] != nil {
-				routes[i][j].Heal()
-			}
-		}
-	}
+	part.heal()
 	time.Sleep(3 * time.Second) // calls after the heal
 	samples := ready.stop()
 
@@ -339,10 +407,7 @@ func TestPartitionOfTheServerEveryoneIsOn(t *testing.T) {
 		parts[0] += fmt.Sprintf(", moved at %+.1fs", at.Sub(cutAt).Seconds())
 	}
 	readiness, lies := readinessFigures(t, samples, cutAt, healAt, a, b)
-	mode := "silent links, route pings " + routePing.String() + " x " + fmt.Sprint(routePingMax)
-	if os.Getenv("PARTITION_MODE") == "close" {
-		mode = "closed links"
-	}
+	mode := part.mode + ", route pings " + routePing.String() + " x " + fmt.Sprint(routePingMax)
 	t.Logf("FIGURES partition of %s (%s; WORKER_REQUESTS leader %s, its get_artifact consumer's %s; every worker and caller on it) for %s: lost=%d max latency from the cut=%s; %s; executions per request_id at most %d (%d ran more than once); readiness: %s; part-a handled %v, part-b handled %v",
 		victim.cluster.Name, mode, leader, consumerLeader, cutFor, lost, worst.Round(time.Millisecond), strings.Join(parts, "; "), most, len(repeated), readiness, a.handled(), b.handled())
 	if dir := os.Getenv("PARTITION_KEEP_LOGS"); dir != "" {

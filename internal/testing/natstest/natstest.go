@@ -22,6 +22,10 @@ type Options struct {
 	MaxPayload int32
 	// Cluster, when Cluster.Port is set, makes the server one node of a JetStream cluster.
 	Cluster Cluster
+	// Host, when set, is the address the server listens on (clients, routes and monitoring)
+	// instead of loopback: a server run in a network namespace of its own listens on its address
+	// there.
+	Host string
 }
 
 // Cluster places a server in a cluster: every node has a unique Name, the same ClusterName, its
@@ -73,8 +77,12 @@ func NewServer(o Options) (*server.Server, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
+	host := o.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
 	sopts := &server.Options{
-		Host:      "127.0.0.1",
+		Host:      host,
 		Port:      port,
 		JetStream: true,
 		StoreDir:  o.StoreDir,
@@ -86,9 +94,9 @@ func NewServer(o Options) (*server.Server, error) {
 	}
 	if c := o.Cluster; c.Port != 0 {
 		sopts.ServerName = c.Name
-		sopts.Cluster = server.ClusterOpts{Name: c.ClusterName, Host: "127.0.0.1", Port: c.Port, Advertise: c.Advertise,
+		sopts.Cluster = server.ClusterOpts{Name: c.ClusterName, Host: host, Port: c.Port, Advertise: c.Advertise,
 			PingInterval: c.PingInterval, MaxPingsOut: c.PingMax}
-		sopts.HTTPHost, sopts.HTTPPort = "127.0.0.1", c.HTTPPort
+		sopts.HTTPHost, sopts.HTTPPort = host, c.HTTPPort
 		for _, r := range c.Routes {
 			u, err := url.Parse(r)
 			if err != nil {
