@@ -17,7 +17,8 @@ const requirePythonEnv = "ARTIFACT_WORKER_REQUIRE_PYTHON"
 // TestPython runs the unittest suite of clients/python against a real worker process on its own
 // nats-server and the shared MinIO, with the built-in capability registry (gpt-4o sees images,
 // deepseek-chat reads text only): the client on both transports, the README's Python quick start
-// and contracts/README.md's plain nats-py snippet as written. nats-py is the installed one, or
+// and contracts/README.md's plain nats-py snippet as written; WORKER_HTTP lets a test read the
+// worker's metrics. nats-py is the installed one, or
 // clients/python/third_party's copy when `import nats` fails; the suite prints which.
 func TestPython(t *testing.T) {
 	python, err := exec.LookPath("python3")
@@ -39,7 +40,7 @@ func TestPython(t *testing.T) {
 	cmd.Dir = dir
 	// A server without the worker's streams stands in for one cut off from its cluster.
 	cutOff := startNATS(t)
-	cmd.Env = append(os.Environ(), "NATS_URL="+e.nats.URL(), "NATS_URL_CUT_OFF="+cutOff.URL(), "PYTHONDONTWRITEBYTECODE=1")
+	cmd.Env = append(os.Environ(), "NATS_URL="+e.nats.URL(), "NATS_URL_CUT_OFF="+cutOff.URL(), "WORKER_HTTP="+w.http, "PYTHONDONTWRITEBYTECODE=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

@@ -21,6 +21,11 @@ const BACKOFF_MAX_MS = 1_000;
 /** How often a call waiting for its reply checks whether its connection reconnected. */
 const RECONNECT_CHECK_MS = 500;
 /**
+ * Milliseconds after a reconnect a call waiting for its reply asks again at the latest, answered
+ * or not (a reply sent while the connection reconnected is lost), as the Go and Python clients.
+ */
+const AFTER_RECONNECT_MS = 2_000;
+/**
  * Milliseconds a call waits for its reply before it looks whether the worker's consumer saw the
  * request answered, and then asks again (then 10 s, 20 s, ...), as the Go and Python clients: a
  * reply dropped between two servers leaves no trace on this connection.
@@ -297,10 +302,12 @@ export class WorkerClient {
    * claim-checked body, then the request) is tried again under the same request_id, with back-off,
    * until the deadline while JetStream does not answer, has no responders or is unavailable (503),
    * as during a stream leader failover: JetStream stores a request_id once, so a repeat is safe.
-   * A call still waiting for its reply after a reconnect, or 5 s after it was stored (then 10 s,
-   * 20 s, ...) once the worker's consumer saw it answered, asks again under
-   * `<request_id>.again-<n>`: a reply lost on its way is not the end, and a request queued behind
-   * a backlog or still being worked on is not asked again.
+   * A call still waiting for its reply after a reconnect asks again under `<request_id>.again-<n>`
+   * once the worker's consumer saw it answered, or 2 s after the reconnect at the latest (the
+   * worker answers an ask of a request still running with that run's reply, not a second run); one
+   * still waiting 5 s after it was stored (then 10 s, 20 s, ...) asks again only once the worker's
+   * consumer saw it answered: a reply lost on its way is not the end, and a request queued behind a
+   * backlog or still being worked on is not asked again for being slow.
    * @param {string} subject
    * @param {Uint8Array} body
    * @param {{timeout?: number, requestId?: string, scope?: string}} [opts] scope: this call's
@@ -347,6 +354,7 @@ export class WorkerClient {
     };
     try {
       let reconnects = this.reconnects;
+      let reconnectedAt = 0; // when this call saw its connection's latest reconnect (0: none since it last asked)
       let ack = await storeRequest(requestId);
       // A duplicate on a later attempt is an earlier attempt of this call whose acknowledgement was
       // lost: it is stored, and its reply comes to this inbox.
@@ -378,18 +386,23 @@ export class WorkerClient {
           await this.answered(ack.stream, subject, ack.seq);
         }
         const n = this.reconnects;
+        if (n !== reconnects && !reconnectedAt) reconnectedAt = Date.now();
         const overdue = Date.now() >= askAt;
         if (overdue) {
           quiet *= 2;
           askAt = Date.now() + quiet;
         }
         if (!requestId || this.nc.isClosed() || !this.connected) continue;
-        // After a reconnect too, the request is asked again only once the worker answered it: one
-        // still being worked on (a failover slows it) would run a second time alongside, before
-        // its reply is recorded; its reply comes to the reply subscription, which nats.js
-        // subscribed again on the new server. Until then every check looks again.
-        if ((n !== reconnects || overdue) && await this.answered(ack.stream, subject, ack.seq)) {
+        // After a reconnect, the request is asked again once the worker answered it, or at the
+        // latest AFTER_RECONNECT_MS later: the ack floor that says "answered" can be held below it
+        // for ACK_WAIT by one slow request from before a failover (one taken on a server cut off
+        // from its cluster), and a reply lost meanwhile would wait for that. Asked again while its
+        // first run still runs, the worker does not run it a second time: the ask waits for that
+        // run's recorded reply (its running marker, docs/operations.md "One execution per request").
+        const afterReconnectDue = n !== reconnects && reconnectedAt > 0 && Date.now() - reconnectedAt >= AFTER_RECONNECT_MS;
+        if ((n !== reconnects || overdue) && (afterReconnectDue || await this.answered(ack.stream, subject, ack.seq))) {
           reconnects = n;
+          reconnectedAt = 0;
           asked++;
           // Storing it again may run into the deadline: the stored request is then what the
           // caller hears about (the reply timeout above), not this attempt.

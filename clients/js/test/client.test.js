@@ -4,9 +4,10 @@ import assert from "node:assert/strict";
 import { connect, headers } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
-  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, StoreError, Subjects, REQUEST_REPLY_PREFIX, HEADER_DEADLINE, assembleTurn,
+  WorkerClient, WorkerError, DuplicateRequestError, WorkerTimeoutError, StoreError, Subjects, REQUEST_REPLY_PREFIX, HEADER_DEADLINE, STREAM, assembleTurn,
 } from "../src/index.js";
-import { natsURL, noisyPNG, randomId } from "./fixtures.js";
+import { createHash } from "node:crypto";
+import { gatedProxy, natsURL, noisyPNG, randomId } from "./fixtures.js";
 
 let client;
 before(async () => { client = await WorkerClient.connect({ servers: natsURL }); });
@@ -189,7 +190,7 @@ test("a call whose reply is overdue asks again under a new Nats-Msg-Id once the 
   assert.deepEqual(seen, ["r-overdue", "r-overdue.again-1"]);
 });
 
-test("after a reconnect, a call asks again under a new Nats-Msg-Id once the worker's consumer saw the request answered (a reply sent meanwhile is lost)", async (t) => {
+test("after a reconnect, a call whose request the worker's consumer saw answered asks again at once under a new Nats-Msg-Id (a reply sent meanwhile is lost)", async (t) => {
   const c = new WorkerClient(client.nc);
   const s = await standInStream("again");
   t.after(s.remove);
@@ -216,17 +217,103 @@ test("after a reconnect, a call asks again under a new Nats-Msg-Id once the work
   assert.equal(seen[1][1], seen[0][1], "asked again with the same deadline");
 });
 
-test("a call whose request is not answered yet (taken, still being worked on) is not asked again when its reply is overdue, nor after a reconnect", async (t) => {
+test("a call whose request is not answered yet (taken, still being worked on) is not asked again when its reply is overdue", async (t) => {
   const c = new WorkerClient(client.nc);
   const s = await standInStream("working");
   t.after(s.remove);
   // A worker that takes the request and never finishes it.
   const taken = (await client.js.consumers.get(s.stream, s.consumer)).next({ expires: 5000 });
-  const call = c.call(s.subject, { request_id: "r-queued", ref: "x" }, { timeout: 12_000 });
+  // Past the 5 s after which a reply is overdue.
+  const call = c.call(s.subject, { request_id: "r-queued", ref: "x" }, { timeout: 7_000 });
   assert.ok(await taken, "the stand-in worker took no request");
-  c.reconnects++; // a reconnect while the request is worked on: asking again would run it twice
   await assert.rejects(call, (err) => err instanceof WorkerTimeoutError);
   assert.equal((await s.jsm.streams.info(s.stream)).state.messages, 1, "a request not answered was asked again");
+});
+
+// The key of a request's record and running marker in WORKER_REPLIES, as the worker computes it
+// (messaging.ReplyKey) for a request without headers that change what it does.
+function replyKey(subject, requestId, body) {
+  const h = createHash("sha256");
+  for (const f of [Buffer.from(subject), Buffer.from(requestId), Buffer.from(body)]) {
+    h.update(`${f.length}:`);
+    h.update(f);
+  }
+  return h.digest("hex");
+}
+
+// Marks the request of key as running on another worker (the marker a worker writes before it runs a
+// request, and again with each heartbeat while it runs), or, with run false, takes the marker away
+// as when its owner is gone: the worker's delivery of that request waits for the owner's reply until
+// then, and then runs it.
+async function markRunning(key, run = true) {
+  const h = headers();
+  if (!run) h.set("KV-Operation", "DEL");
+  await client.js.publish("$KV.WORKER_REPLIES." + key, run ? "running 0 1" : new Uint8Array(0), { headers: h });
+}
+
+// The worker's deliveries of subject by outcome, from its metrics.
+async function outcomes(subject) {
+  const text = await (await fetch(`http://${process.env.WORKER_HTTP}/metrics`)).text();
+  const n = {};
+  for (const [, labels, v] of text.matchAll(/^worker_messages_total\{([^}]*)\} (\S+)$/gm)) {
+    const outcome = /outcome="([^"]*)"/.exec(labels)?.[1];
+    if (labels.includes(`subject="${subject}"`) && outcome) n[outcome] = (n[outcome] ?? 0) + Number(v);
+  }
+  return n;
+}
+
+async function until(what, cond, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test("a reply lost as the connection moved is asked for again 2 s after the reconnect while one slow request holds the consumer's ack floor, and the request runs once", { skip: !process.env.WORKER_HTTP && "WORKER_HTTP is not set" }, async (t) => {
+  const gate = await gatedProxy();
+  t.after(() => gate.stop());
+  const caller = await WorkerClient.connect({ servers: gate.url, reconnectTimeWait: 50, maxReconnectAttempts: -1 });
+  t.after(() => caller.close());
+  const jsm = await jetstreamManager(client.nc);
+  const consumer = () => jsm.consumers.info(STREAM, "worker_" + Subjects.fileWritten.replaceAll(".", "_"));
+  const ws = randomId("jsfloor");
+  const request = (id, path) => new TextEncoder().encode(JSON.stringify({ request_id: id, workspace_id: ws, path, mime_type: "text/plain", content: id }));
+  // The slow request: running on another worker (one cut off from its cluster) for the whole test,
+  // its marker written again every second as that worker's heartbeat would. The worker's delivery
+  // of it waits for its reply, so the consumer's ack floor stays below every later request.
+  const slowId = randomId("slow"), slow = request(slowId, "slow.txt"), slowKey = replyKey(Subjects.fileWritten, slowId, slow);
+  await markRunning(slowKey);
+  const beat = setInterval(() => markRunning(slowKey).catch(() => {}), 1000);
+  t.after(async () => {
+    clearInterval(beat);
+    await markRunning(slowKey, false); // then the worker runs it
+  });
+  const slowSeq = (await client.js.publish(Subjects.fileWritten, slow, { msgID: slowId })).seq;
+  // The caller's request: held by a marker too until the caller's connection is down, so that its
+  // reply is sent while the connection moves.
+  const lostId = randomId("lost"), lost = request(lostId, "lost.txt"), lostKey = replyKey(Subjects.fileWritten, lostId, lost);
+  await markRunning(lostKey);
+  const before = await outcomes(Subjects.fileWritten);
+  const call = caller.callRaw(Subjects.fileWritten, lost, { requestId: lostId, timeout: 20_000 });
+  await until("both requests with the worker", async () => { const c = await consumer(); return c.num_ack_pending === 2 && c.num_pending === 0; });
+  gate.close();
+  await until("the caller's connection down", () => !caller.connected);
+  const reconnects = caller.reconnects;
+  await markRunning(lostKey, false);
+  await until("the request run and acked, its reply lost", async () => (await consumer()).num_ack_pending === 1);
+  gate.open();
+  await until("the caller reconnected", () => caller.reconnects > reconnects);
+  const reconnected = Date.now();
+  const reply = JSON.parse(new TextDecoder().decode(await call));
+  t.diagnostic(`answered ${Date.now() - reconnected} ms after the reconnect`);
+  assert.equal(reply.ok, true, JSON.stringify(reply));
+  assert.equal(reply.request_id, lostId);
+  const floor = (await consumer()).ack_floor.stream_seq;
+  assert.ok(floor < slowSeq, `the ack floor (${floor}) passed the slow request (${slowSeq}): the test did not hold it`);
+  const after = await outcomes(Subjects.fileWritten);
+  assert.equal((after.ok ?? 0) - (before.ok ?? 0), 1, "executions of the request (outcome ok)");
+  assert.equal((after.replayed ?? 0) - (before.replayed ?? 0), 1, "asks answered from the recorded reply (outcome replayed)");
 });
 
 test("errors say whether a retry is safe", async (t) => {

@@ -33,3 +33,39 @@ export function noisyPNG(w, h) {
 export function randomId(prefix) {
   return prefix + "-" + randomBytes(6).toString("hex");
 }
+
+/**
+ * A TCP proxy to the NATS server of natsURL that the test can close: close() drops every connection
+ * through it and refuses new ones (a client's connection goes down and stays away, reconnecting)
+ * until open().
+ */
+export async function gatedProxy() {
+  const { createServer, connect } = await import("node:net");
+  const target = new URL(natsURL.split(",")[0].replace(/^nats:/, "http:"));
+  const sockets = new Set();
+  let closed = false;
+  const server = createServer((down) => {
+    if (closed) return down.destroy();
+    const up = connect(Number(target.port || 4222), target.hostname);
+    for (const s of [down, up]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => { sockets.delete(s); down.destroy(); up.destroy(); });
+    }
+    down.pipe(up);
+    up.pipe(down);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `nats://127.0.0.1:${server.address().port}`,
+    close() {
+      closed = true;
+      for (const s of sockets) s.destroy();
+    },
+    open() { closed = false; },
+    stop() {
+      this.close();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

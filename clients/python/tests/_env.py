@@ -97,7 +97,8 @@ def noisy_png(w: int, h: int) -> bytes:
 
 class Proxy:
     """A TCP proxy to the NATS server of NATS_URL that can drop every connection through it, as a
-    server failing over does to its clients (who then reconnect, through the proxy again)."""
+    server failing over does to its clients (who then reconnect, through the proxy again), and stop
+    listening while its gate is closed (close_gate: the clients stay away until open_gate)."""
 
     def __init__(self):
         from urllib.parse import urlparse
@@ -106,10 +107,12 @@ class Proxy:
         self.target = (u.hostname or "127.0.0.1", u.port or 4222)
         self.writers = set()
         self.connections = 0
+        self.port = 0
 
     async def start(self) -> str:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return f"nats://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+        self.port = self.server.sockets[0].getsockname()[1]
+        return f"nats://127.0.0.1:{self.port}"
 
     async def _serve(self, reader, writer):
         self.connections += 1
@@ -133,6 +136,16 @@ class Proxy:
         for w in list(self.writers):
             w.close()
         self.writers.clear()
+
+    async def close_gate(self):
+        """Drops every connection through the proxy and refuses new ones until open_gate."""
+        self.server.close()
+        await self.server.wait_closed()
+        self.drop()
+
+    async def open_gate(self):
+        """Listens again, on the same port."""
+        await self.start()
 
     async def close(self):
         self.drop()

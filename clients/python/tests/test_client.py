@@ -3,9 +3,13 @@ both transports: requests stored in JetStream by the client, and plain requests 
 
 import asyncio
 import base64
+import hashlib
 import json
 import os
+import re
+import sys
 import time
+import urllib.request
 import unittest
 import unittest.mock
 from datetime import datetime, timezone
@@ -324,10 +328,10 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_a_reply_lost_in_a_reconnect_is_asked_for_again(self):
         # A stand-in worker on the stream's consumer answers (acks) the first request, then the
-        # caller's connection drops (its server failing over) before the reply: once the
-        # consumer's ack floor shows the request answered, the client asks again with a new
-        # Nats-Msg-Id and gets the reply. On the plain path (no sequence learnt) the consumer
-        # check is stood in for: "nothing waits".
+        # caller's connection drops (its server failing over) before the reply: as the consumer's
+        # ack floor shows the request answered, the client asks again at once (not AFTER_RECONNECT
+        # later) with a new Nats-Msg-Id and gets the reply. On the plain path (no sequence learnt)
+        # the consumer check is stood in for: "nothing waits".
         proxy = _env.Proxy()
         nc = await nats.connect(await proxy.start(), reconnect_time_wait=0.1, max_reconnect_attempts=-1, error_cb=_env.ignore)
         js = self.nc.jetstream()
@@ -433,30 +437,107 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(res, {"n": 2})
         self.assertEqual(seen, ["r-overdue", "r-overdue.again-1"])
 
-    async def test_a_request_not_answered_is_not_asked_again(self):
+    async def test_a_request_not_answered_is_not_asked_again_when_its_reply_is_overdue(self):
         # A worker takes the request and never finishes it (one queued behind a backlog is the
-        # same): its reply is overdue, and the caller's connection reconnects meanwhile, but asking
-        # again would only add work (or run it twice alongside), so the call times out with its one
-        # request stored.
-        proxy = _env.Proxy()
-        nc = await nats.connect(await proxy.start(), reconnect_time_wait=0.1, max_reconnect_attempts=-1, error_cb=_env.ignore)
+        # same): its reply is overdue (REPLY_QUIET), but asking again would only add work, so the
+        # call times out with its one request stored.
         js = self.nc.jetstream()
         subject, stream, consumer = await self._stand_in_stream("working")
         sub = await js.pull_subscribe_bind(consumer, stream=stream)
         taken = asyncio.create_task(sub.fetch(1, timeout=5))
         try:
-            call = asyncio.create_task(WorkerClient(nc).call(subject, {"request_id": "r-queued"}, timeout=12))
+            call = asyncio.create_task(WorkerClient(self.nc).call(subject, {"request_id": "r-queued"}, timeout=client_module.REPLY_QUIET + 2))
             self.assertEqual(len(await taken), 1, "the stand-in worker took no request")
-            proxy.drop()
             with self.assertRaises(WorkerTimeoutError):
                 await call
-            self.assertGreater(nc.stats["reconnects"], 0, "the client did not reconnect")
             self.assertEqual((await js.stream_info(stream)).state.messages, 1, "a request not answered was asked again")
         finally:
             await sub.unsubscribe()
             await js.delete_stream(stream)
+
+    @unittest.skipUnless(os.environ.get("WORKER_HTTP"), "WORKER_HTTP is not set")
+    async def test_a_reply_lost_as_the_connection_moved_is_asked_for_while_the_ack_floor_is_held(self):
+        # One slow request holds the worker's consumer's ack floor (it runs on another worker, one
+        # cut off from its cluster, for the whole test: its running marker in WORKER_REPLIES is
+        # written again every second, as that worker's heartbeat would; the worker's delivery of it
+        # waits for its reply). A call's reply is sent while the caller's connection is down: after
+        # the reconnect the client asks again AFTER_RECONNECT later at the latest, without waiting
+        # for the floor, and the worker answers the ask from the recorded reply: the request ran
+        # once.
+        proxy = _env.Proxy()
+        nc = await nats.connect(await proxy.start(), reconnect_time_wait=0.05, max_reconnect_attempts=-1, error_cb=_env.ignore)
+        subject = Subjects.FILE_WRITTEN
+        ws = _env.random_id("pyfloor")
+
+        def request(rid, path):
+            return json.dumps({"request_id": rid, "workspace_id": ws, "path": path, "mime_type": "text/plain", "content": rid}).encode()
+
+        async def consumer():
+            return await self.js.consumer_info(STREAM, "worker_" + subject.replace(".", "_"))
+
+        slow_id = _env.random_id("slow")
+        slow = request(slow_id, "slow.txt")
+        slow_key = _reply_key(subject, slow_id, slow)
+        await self._mark_running(slow_key)
+
+        async def beat():
+            while True:
+                await asyncio.sleep(1)
+                await self._mark_running(slow_key)
+
+        beating = asyncio.create_task(beat())
+        try:
+            slow_seq = (await self.js.publish(subject, slow, headers={"Nats-Msg-Id": slow_id})).seq
+            # The caller's request: held by a marker too until the caller's connection is down, so
+            # that its reply is sent while the connection moves.
+            lost_id = _env.random_id("lost")
+            lost = request(lost_id, "lost.txt")
+            lost_key = _reply_key(subject, lost_id, lost)
+            await self._mark_running(lost_key)
+            before = await _outcomes(subject)
+            call = asyncio.create_task(WorkerClient(nc).call_raw(subject, lost, request_id=lost_id, timeout=20))
+
+            async def both_with_the_worker():
+                c = await consumer()
+                return c.num_ack_pending == 2 and c.num_pending == 0
+
+            await _until(self, "both requests with the worker", both_with_the_worker)
+            await proxy.close_gate()
+            await _until(self, "the caller's connection down", lambda: not nc.is_connected)
+            reconnects = nc.stats["reconnects"]
+            await self._mark_running(lost_key, run=False)
+
+            async def lost_acked():
+                return (await consumer()).num_ack_pending == 1
+
+            await _until(self, "the request run and acked, its reply lost", lost_acked)
+            await proxy.open_gate()
+            await _until(self, "the caller reconnected", lambda: nc.stats["reconnects"] > reconnects)
+            reconnected = time.monotonic()
+            reply = json.loads(await call)
+            print(f"answered {time.monotonic() - reconnected:.2f} s after the reconnect", file=sys.stderr)
+            self.assertTrue(reply["ok"], reply)
+            self.assertEqual(reply["request_id"], lost_id)
+            floor = (await consumer()).ack_floor.stream_seq
+            self.assertLess(floor, slow_seq, "the ack floor passed the slow request: the test did not hold it")
+            after = await _outcomes(subject)
+            self.assertEqual(after.get("ok", 0) - before.get("ok", 0), 1, "executions of the request (outcome ok)")
+            self.assertEqual(after.get("replayed", 0) - before.get("replayed", 0), 1, "asks answered from the recorded reply (outcome replayed)")
+        finally:
+            beating.cancel()
+            await self._mark_running(slow_key, run=False)  # then the worker runs it
             await nc.close()
             await proxy.close()
+
+    async def _mark_running(self, key, run=True):
+        """Marks the request of key as running on another worker (the marker a worker writes before
+        it runs a request, and again with each heartbeat while it runs), or, with run False, takes
+        the marker away as when its owner is gone: the worker's delivery of that request waits for
+        the owner's reply until then, and then runs it."""
+        if run:
+            await self.js.publish("$KV.WORKER_REPLIES." + key, b"running 0 1")
+        else:
+            await self.js.publish("$KV.WORKER_REPLIES." + key, b"", headers={"KV-Operation": "DEL"})
 
     @unittest.skipUnless(os.environ.get("NATS_URL_CUT_OFF"), "NATS_URL_CUT_OFF is not set")
     async def test_a_client_on_a_server_where_jetstream_goes_unanswered_moves_to_another(self):
@@ -573,6 +654,40 @@ class ClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(res["assembly"]["followUp"][0]["content"][1]["type"], "image_url")
         both = await client.get_artifact(ref=written["artifactId"], service_id="gpt-4o", media="both")
         self.assertIn("imageUrl", both)
+
+
+def _reply_key(subject: str, request_id: str, body: bytes) -> str:
+    """The key of a request's record and running marker in WORKER_REPLIES, as the worker computes it
+    (messaging.ReplyKey) for a request without headers that change what it does."""
+    h = hashlib.sha256()
+    for field in (subject.encode(), request_id.encode(), body):
+        h.update(f"{len(field)}:".encode())
+        h.update(field)
+    return h.hexdigest()
+
+
+async def _outcomes(subject: str) -> dict:
+    """The worker's deliveries of subject by outcome, from its metrics."""
+
+    def read():
+        with urllib.request.urlopen(f"http://{os.environ['WORKER_HTTP']}/metrics", timeout=5) as r:
+            return r.read().decode()
+
+    n: dict = {}
+    for labels, v in re.findall(r"(?m)^worker_messages_total\{([^}]*)\} (\S+)$", await asyncio.to_thread(read)):
+        outcome = re.search(r'outcome="([^"]*)"', labels)
+        if f'subject="{subject}"' in labels and outcome:
+            n[outcome.group(1)] = n.get(outcome.group(1), 0) + float(v)
+    return n
+
+
+async def _until(test, what, cond, timeout=15.0):
+    """Waits until cond() (awaited when it is a coroutine) is true; fails test after timeout."""
+    deadline = time.monotonic() + timeout
+    while not ((await r) if asyncio.iscoroutine(r := cond()) else r):
+        if time.monotonic() > deadline:
+            test.fail(f"{what}: not within {timeout} s")
+        await asyncio.sleep(0.02)
 
 
 @_env.needs_worker

@@ -64,6 +64,9 @@ _PROBE_AFTER = 2.0
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.05, 1.0
 #: How often a call waiting for its reply looks whether its connection reconnected.
 _RECONNECT_POLL = 0.25
+#: Seconds after a reconnect a call waiting for its reply asks again at the latest, answered or not
+#: (a reply sent while the connection reconnected is lost), as the Go and JavaScript clients.
+AFTER_RECONNECT = 2.0
 #: Seconds a call waits for its reply before it looks whether the worker's consumer saw the request
 #: answered, and then asks again (then 10, 20, ...), as the Go and JavaScript clients: a reply
 #: dropped between two servers leaves no trace on this connection, and a request queued behind a
@@ -342,12 +345,13 @@ class _Call:
     A reply is a core NATS message: one sent while this client's connection was down (its server
     killed, a network blip), or dropped between two servers, is lost although the request was
     handled. So while it waits, the call watches the connection's reconnects and the time; after a
-    reconnect, or when no reply came for REPLY_QUIET (then twice as long each time) although the
+    reconnect, or when no reply came for REPLY_QUIET (then twice as long each time), once the
     worker's consumer saw the request answered (on the plain path, which does not learn the
-    request's sequence: although nothing waits in the consumer), it asks again: the same request (same
-    request_id, same inbox) with a new Nats-Msg-Id, ``<request_id>.again-<n>``, as the contract
-    allows (contracts/README.md, "Delivery semantics"). Reads answer again; a repeated
-    workspace.file_written is recognised by its request_id and recorded once.
+    request's sequence: once nothing waits in the consumer), and after a reconnect AFTER_RECONNECT
+    later at the latest, it asks again: the same request (same request_id, same inbox) with a new
+    Nats-Msg-Id, ``<request_id>.again-<n>``, as the contract allows (contracts/README.md, "Delivery
+    semantics"). The worker answers an ask of a request that already ran from its recorded reply,
+    and one of a request still running with that run's reply, not a second run.
     """
 
     def __init__(self, client: WorkerClient, subject: str, request_id: str, timeout: float) -> None:
@@ -363,6 +367,8 @@ class _Call:
         self.last_error: Optional[BaseException] = None
         self.claims: list = []  # claim names this call stored
         self.reconnects = client.nc.stats["reconnects"]
+        #: When this call saw its connection's latest reconnect (None: none since it last asked).
+        self.reconnected_at: Optional[float] = None
         self.quiet = REPLY_QUIET
         self.ask_at = self.loop.time() + self.quiet  # reset once the request is sent (_sent)
         self.sent_at = self.loop.time()
@@ -504,8 +510,8 @@ class _Call:
         """The next message on the call's inbox; None at the deadline; _ASK_AGAIN when the
         connection reconnected since the last look, or the reply is overdue, and
         ``await answered()`` says the worker's consumer saw the request answered (the reply may
-        have been lost; one queued behind a backlog or being worked on is not asked again, also
-        after a reconnect: it would run a second time alongside, before its reply is recorded)."""
+        have been lost; one queued behind a backlog or being worked on is not asked again for being
+        slow), and AFTER_RECONNECT after a reconnect whatever ``answered()`` says."""
         while True:
             remaining = self.remaining()
             if remaining <= 0:
@@ -520,14 +526,29 @@ class _Call:
                 # client); the quorum tracker moves the connection when it does not.
                 await self._probe(answered)
                 reconnects = self.c.nc.stats["reconnects"]
+                if reconnects != self.reconnects and self.reconnected_at is None:
+                    self.reconnected_at = self.loop.time()
                 overdue = self.loop.time() >= self.ask_at
                 if overdue:
                     self.quiet *= 2
                     self.ask_at = self.loop.time() + self.quiet
                 if not self.c.nc.is_connected:
                     continue
-                if (reconnects != self.reconnects or overdue) and await answered():
+                # After a reconnect, the request is asked again once the worker answered it, or at
+                # the latest AFTER_RECONNECT later: the ack floor that says "answered" can be held
+                # below it for ACK_WAIT by one slow request from before a failover (one taken on a
+                # server cut off from its cluster), and a reply lost meanwhile would wait for that.
+                # Asked again while its first run still runs, the worker does not run it a second
+                # time: the ask waits for that run's recorded reply (its running marker,
+                # docs/operations.md "One execution per request").
+                after_reconnect_due = (
+                    reconnects != self.reconnects
+                    and self.reconnected_at is not None
+                    and self.loop.time() - self.reconnected_at >= AFTER_RECONNECT
+                )
+                if (reconnects != self.reconnects or overdue) and (after_reconnect_due or await answered()):
                     self.reconnects = reconnects
+                    self.reconnected_at = None
                     return _ASK_AGAIN
 
     async def _probe(self, look) -> None:
