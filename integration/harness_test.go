@@ -595,6 +595,17 @@ func executions(workers ...*workerProc) (most int, repeated []string) {
 	return most, repeated
 }
 
+// requireOneExecution fails t when a request_id ran more than once through what (repeated, from
+// executions), with the workers' log lines of those request_ids: a request asked again while its
+// first delivery still runs waits for it (the running marker), one that already ran is answered
+// from its record.
+func requireOneExecution(t *testing.T, what string, repeated []string, workers ...*workerProc) {
+	t.Helper()
+	if len(repeated) > 0 {
+		t.Errorf("requests executed more than once through %s: %v\n%s", what, repeated, trailOf(repeated, workers...))
+	}
+}
+
 // trailOf returns the workers' log lines that mention any of ids.
 func trailOf(ids []string, workers ...*workerProc) string {
 	var b strings.Builder

@@ -100,6 +100,7 @@ func TestReplicaKilledMidLoadLosesNothing(t *testing.T) {
 	most, repeated := executions(a, b)
 	t.Logf("FIGURES SIGKILL mid-load (default ACK_WAIT): %s; victim exit %d handled %v, survivor handled %v; %d victims answered by the survivor, time to answer after the kill %s, after the request %s; executions per request_id at most %d (%d ran more than once)",
 		f, code, a.handled(), b.handled(), len(sinceKill), quantiles(sinceKill), quantiles(sinceSent), most, len(repeated))
+	requireOneExecution(t, "the SIGKILL", repeated, a, b)
 	if f.Lost != 0 || f.Answered != requests {
 		t.Fatalf("requests lost after SIGKILL: %s", f)
 	}
@@ -156,6 +157,7 @@ func TestLongHandlersSurviveAckWaitAndAReplicaKill(t *testing.T) {
 	most, repeated := executions(victim, survivor)
 	t.Logf("FIGURES long handlers (storage frozen 13 s, a replica SIGKILLed after 12 s): %s; survivor handled %v; %d of the killed replica's long requests answered by the survivor, time to answer after the kill %s; executions per request_id at most %d (%d ran more than once)",
 		f, survivor.handled(), len(sinceKill), quantiles(sinceKill), most, len(repeated))
+	requireOneExecution(t, "the storage freeze and the SIGKILL", repeated, victim, survivor)
 	if f.Lost != 0 || f.Answered != 40 {
 		t.Fatalf("requests lost: %s", f)
 	}
