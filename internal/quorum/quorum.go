@@ -98,6 +98,7 @@ type Tracker struct {
 	since   time.Time // first unanswered call since the last answer; zero while JetStream answers
 	last    time.Time // the last report
 	lastBad bool      // the last report was unanswered
+	moved   bool      // the connection was moved since the last answer
 }
 
 // NewTracker returns a tracker of nc that reconnects it after after (DefaultAfter when 0; a
@@ -122,6 +123,9 @@ func (t *Tracker) Report(err error) {
 	t.mu.Lock()
 	t.last = now
 	t.lastBad = !answered
+	if answered {
+		t.moved = false
+	}
 	if answered || !t.conn.IsConnected() {
 		t.since = time.Time{}
 		t.mu.Unlock()
@@ -133,7 +137,7 @@ func (t *Tracker) Report(err error) {
 	switchNow := t.after > 0 && now.Sub(t.since) >= t.after
 	failing := now.Sub(t.since)
 	if switchNow {
-		t.since = time.Time{}
+		t.since, t.moved = time.Time{}, true
 	}
 	t.mu.Unlock()
 	if switchNow {
@@ -146,12 +150,13 @@ func (t *Tracker) Report(err error) {
 }
 
 // Answering reports whether JetStream answers: false once calls have gone unanswered for a second
-// or more in a row (one slow call on a loaded server is not taken for a lost quorum); true before
-// any report.
+// or more in a row (one slow call on a loaded server is not taken for a lost quorum), and after the
+// tracker moved the connection until a call is answered through the new server; true before any
+// report.
 func (t *Tracker) Answering() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return !t.lastBad || t.since.IsZero() || time.Since(t.since) < time.Second
+	return !t.lastBad || !t.moved && (t.since.IsZero() || time.Since(t.since) < time.Second)
 }
 
 // LastReport is when the last call was reported (zero before any).

@@ -50,6 +50,15 @@ func TestTrackerReconnectsAfterUnansweredCalls(t *testing.T) {
 	if took := time.Since(start); took < 300*time.Millisecond {
 		t.Fatalf("reconnected after %s, before After", took)
 	}
+	// Moved, the connection is not taken for answered (readiness) before a call is answered through
+	// the new server.
+	if tr.Answering() {
+		t.Fatal("Answering right after the move, before a call was answered through the new server")
+	}
+	tr.Report(nil)
+	if !tr.Answering() {
+		t.Fatal("not Answering after a call was answered through the new server")
+	}
 }
 
 // A write a full bucket refuses is an answer, not a lost quorum: a full reply bucket must not move
