@@ -4,18 +4,21 @@ package messaging
 //
 //  1. admit     while shutting down, hand a message that slipped in straight back to JetStream (nak,
 //     no delay) instead of starting it.
-//  2. observe   one span per message continuing the caller's traceparent, metrics, and one log line
+//  2. takeSlot with Config.WorkSlots, wait for one of the replica's shared work slots, in the turn of
+//     the request's group (fairgate.go); while waiting the heartbeat keeps the message. A request
+//     that waited past its wait limit, or was waiting when shutdown began, is handed back.
+//  3. observe   one span per message continuing the caller's traceparent, metrics, and one log line
 //     per outcome. It wraps everything below so it sees the final outcome, retries included.
-//  3. finalize  decides a failed message's fate: transient and deliveries left -> return the error
+//  4. finalize  decides a failed message's fate: transient and deliveries left -> return the error
 //     (nak with back-off, JetStream redelivers); permanent, poison, panic or last delivery -> error
 //     reply to the caller, dead letter with the reason, ack.
-//  4. expire    a request past its deadline is not started: answered expired, counted, acked (no
+//  5. expire    a request past its deadline is not started: answered expired, counted, acked (no
 //     attempt, no claim-check download). Inside finalize, so a malformed deadline is dead-lettered.
-//  5. Recoverer (watermill) turns a panic into an error, so a panic never kills the worker; finalize
+//  6. Recoverer (watermill) turns a panic into an error, so a panic never kills the worker; finalize
 //     treats it as permanent.
-//  6. Retry (watermill) retries transient errors only, in-process, with exponential back-off.
-//  7. Timeout (watermill) gives each attempt a deadline (HandlerTimeout).
-//  8. serve     resolves the claim check, decodes, runs the handler, replies.
+//  7. Retry (watermill) retries transient errors only, in-process, with exponential back-off.
+//  8. Timeout (watermill) gives each attempt a deadline (HandlerTimeout).
+//  9. serve     resolves the claim check, decodes, runs the handler, replies.
 
 import (
 	"context"
@@ -55,6 +58,45 @@ func (p *Pipeline) admit(h message.HandlerFunc) message.HandlerFunc {
 			p.metrics.record(m.Context(), deliveryOf(m).subject, &state{outcome: outcomeHandedBack}, 0)
 			return nil, errHandedBack
 		}
+		return h(m)
+	}
+}
+
+// takeSlot waits for a shared work slot (Config.WorkSlots) in the turn of the request's group and
+// holds it while the request is worked on. The wait ends at the delivery's budget less two handler
+// timeouts, so the attempts, the reply and the dead letter keep their time; a request that waited
+// that long (HandlerTimeout after it was fetched, by default) is handed back for another replica,
+// as is one waiting when shutdown begins.
+func (p *Pipeline) takeSlot(h message.HandlerFunc) message.HandlerFunc {
+	if p.gate == nil {
+		return h
+	}
+	return func(m *message.Message) ([]*message.Message, error) {
+		ctx := m.Context()
+		if by, ok := settleBy(ctx); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, by.Add(-2*p.cfg.HandlerTimeout))
+			defer cancel()
+		}
+		subject := deliveryOf(m).subject
+		group := ""
+		if p.cfg.Group != nil {
+			group = p.cfg.Group(subject)
+		}
+		err := p.gate.acquire(ctx, group)
+		if err == nil && p.draining.Load() {
+			// Shutdown began while it waited: not started, like one waiting when it began.
+			p.gate.release()
+			err = errGateStopped
+		}
+		if err != nil {
+			p.metrics.record(m.Context(), subject, &state{outcome: outcomeHandedBack}, 0)
+			if !errors.Is(err, errGateStopped) {
+				p.deps.Logger.Warn("no work slot within the wait limit; request handed back for redelivery", "subject", subject, "work_slots", p.cfg.WorkSlots)
+			}
+			return nil, errHandedBack
+		}
+		defer p.gate.release()
 		return h(m)
 	}
 }

@@ -60,6 +60,14 @@ type Config struct {
 	DefaultDeadline time.Duration
 	// SubjectConcurrency overrides Concurrency for some subjects (a tenant's: TENANT_CONCURRENCY).
 	SubjectConcurrency map[string]int
+	// WorkSlots, when above 0, is how many requests one replica works on at once across all its
+	// subjects (TENANT_WORK_SLOTS), shared fairly between the groups of Group (fairgate.go): a
+	// request fetched while every slot is taken waits its group's turn, heartbeats keeping it. 0:
+	// no shared bound (each subject's slots only).
+	WorkSlots int
+	// Group names the group (a tenant) a subject's requests belong to for WorkSlots; nil: one
+	// group.
+	Group func(subject string) string
 	// RequireScope answers a request without the scope header (contracts.HeaderScope)
 	// invalid_request (REQUIRE_SCOPE).
 	RequireScope bool
@@ -105,6 +113,10 @@ func (c Config) Validate() error {
 	}
 	if c.DefaultDeadline < 0 {
 		errs = append(errs, fmt.Errorf("DefaultDeadline %s: must not be negative", c.DefaultDeadline))
+	}
+	if c.WorkSlots < 0 || c.WorkSlots > 1024 {
+		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
+		errs = append(errs, fmt.Errorf("WorkSlots %d: must be 0..1024", c.WorkSlots))
 	}
 	if c.Retries < 0 {
 		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
@@ -159,6 +171,7 @@ type Pipeline struct {
 	js       jetstream.JetStream
 	advisory *nats.Subscription
 	clock    func() time.Time // nil: time.Now (tests set it)
+	gate     *fairGate        // nil without Config.WorkSlots
 }
 
 // New builds a pipeline serving handlers (by subject). Every subject needs a durable consumer made by
@@ -181,6 +194,9 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 		deps.Envelope = DecodeEnvelope
 	}
 	p := &Pipeline{cfg: cfg, deps: deps, handlers: handlers}
+	if cfg.WorkSlots > 0 {
+		p.gate = newFairGate(cfg.WorkSlots)
+	}
 	var err error
 	if p.js, err = jetstream.New(deps.PubConn); err != nil {
 		return nil, err
@@ -222,6 +238,7 @@ func New(cfg Config, deps Deps, handlers map[string]Handler) (*Pipeline, error) 
 			// First added runs first (outermost). The order is deliberate, see middleware.go.
 			wh.AddMiddleware(
 				p.admit,
+				p.takeSlot,
 				p.observe,
 				p.finalize,
 				p.expire,
@@ -285,6 +302,10 @@ func (p *Pipeline) Shutdown(ctx context.Context) error {
 	var errs []error
 	p.advMu.Lock()
 	p.draining.Store(true)
+	if p.gate != nil {
+		// Requests still waiting for a work slot were never started: handed back at once.
+		p.gate.close()
+	}
 	if p.advisory != nil {
 		// Drain: advisories already received are still answered.
 		if err := p.advisory.Drain(); err != nil {

@@ -69,6 +69,10 @@ type Config struct {
 	// TenantConcurrency is the requests per subject one replica works on at once for each tenant
 	// (default 4): what one tenant's burst may take of a replica.
 	TenantConcurrency int // TENANT_CONCURRENCY
+	// TenantWorkSlots, with Tenants, is how many requests one replica works on at once across the
+	// pool's own subjects and every tenant's, granted to the tenants in turn (default the CPUs Go
+	// uses, GOMAXPROCS): a tenant's flood takes at most the slots the others do not ask for.
+	TenantWorkSlots int // TENANT_WORK_SLOTS
 
 	MaxArtifactSize int64 // MAX_ARTIFACT_BYTES (default 20 MB)
 	// ExtractMaxChars and ExtractTimeout bound text extraction (extract_text): characters kept
@@ -133,6 +137,7 @@ func (c *Config) SetDefaults() {
 	c.MaxDeliver = cmp.Or(c.MaxDeliver, 5)
 	c.Concurrency = cmp.Or(c.Concurrency, 16)
 	c.TenantConcurrency = cmp.Or(c.TenantConcurrency, DefaultTenantConcurrency)
+	c.TenantWorkSlots = cmp.Or(c.TenantWorkSlots, runtime.GOMAXPROCS(0))
 	c.MemoryBudget = cmp.Or(c.MemoryBudget, DefaultMemoryBudget)
 	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
 	c.HistoryTTL = cmp.Or(c.HistoryTTL, 2*time.Hour)

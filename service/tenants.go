@@ -65,6 +65,9 @@ func validateTenantSettings(c Config, bad func(name, format string, args ...any)
 	if c.TenantConcurrency < 1 || c.TenantConcurrency > 256 {
 		bad("TENANT_CONCURRENCY", "must be 1..256, got %d", c.TenantConcurrency)
 	}
+	if c.TenantWorkSlots < 1 || c.TenantWorkSlots > 1024 {
+		bad("TENANT_WORK_SLOTS", "must be 1..1024, got %d", c.TenantWorkSlots)
+	}
 }
 
 // tenantBuckets are the JetStream buckets of one tenant ("" : the pool's own, as without tenants).
@@ -145,9 +148,18 @@ func completeError(subject string, body []byte, e *contracts.Error) *contracts.E
 }
 
 // tenantPipeline completes the pipeline's configuration for the tenants of cfg: their subjects'
-// slots (TENANT_CONCURRENCY), their read-only subjects, and their claim-check buckets.
+// slots (TENANT_CONCURRENCY), the work slots shared by the tenants in turn (TENANT_WORK_SLOTS;
+// the pool's own subjects are one more group), their read-only subjects, and their claim-check
+// buckets.
 func tenantPipeline(cfg Config, c *Components, pc *messaging.Config, deps *messaging.Deps) {
 	deps.SubjectClaims = c.SubjectClaims
+	if len(cfg.TenantList()) > 0 {
+		pc.WorkSlots = cfg.TenantWorkSlots
+		pc.Group = func(subject string) string {
+			tenant, _ := contracts.SplitTenant(subject)
+			return tenant
+		}
+	}
 	readOnly := slices.Clone(pc.ReadOnly)
 	for _, t := range cfg.TenantList() {
 		for _, s := range contracts.RequestSubjects {

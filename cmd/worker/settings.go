@@ -92,6 +92,7 @@ var settings = []setting{
 	{"REQUIRE_SCOPE", "answer NATS requests without the Artifact-Worker-Scope header invalid_request; every /artifacts token needs a scope", boolean(func(c *service.Config) *bool { return &c.RequireScope })},
 	{"TENANTS", "comma-separated tenants this pool also serves, each on its own subjects tenant.<name>.<subject>, keys and buckets (the NATS server's permissions decide who publishes there)", str(func(c *service.Config) *string { return &c.Tenants })},
 	{"TENANT_CONCURRENCY", "requests per subject one replica handles at once for each tenant of TENANTS", integer(func(c *service.Config) *int { return &c.TenantConcurrency })},
+	{"TENANT_WORK_SLOTS", "with TENANTS: requests one replica works on at once across all tenants, granted to the tenants in turn (default GOMAXPROCS, the CPUs Go uses)", integer(func(c *service.Config) *int { return &c.TenantWorkSlots })},
 	{"MAX_ARTIFACT_BYTES", "largest artifact read; bigger ones are described", byteSize(func(c *service.Config) *int64 { return &c.MaxArtifactSize })},
 	{"EXTRACT_MAX_CHARS", "most characters of text extracted from one document (extract_text); the rest is counted", integer(func(c *service.Config) *int { return &c.ExtractMaxChars })},
 	{"EXTRACT_TIMEOUT", "time limit of text extraction from one document (below HANDLER_TIMEOUT)", duration(func(c *service.Config) *time.Duration { return &c.ExtractTimeout })},

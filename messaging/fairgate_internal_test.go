@@ -1,0 +1,143 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// waiter starts acquire for group in a goroutine; its channel gets acquire's result.
+func waiter(g *fairGate, ctx context.Context, group string) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- g.acquire(ctx, group) }()
+	return done
+}
+
+// waitQueued polls until n requests of group wait in g.
+func waitQueued(t *testing.T, g *fairGate, group string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		got := len(g.waiting[group])
+		g.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests of %q waiting, want %d", got, group, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestFairGateQuietGroupGoesNext: a flooding group holds every slot and has requests waiting; a
+// request of another group, arriving after them, gets the next slot given back, and the flood's
+// waiters the one after.
+func TestFairGateQuietGroupGoesNext(t *testing.T) {
+	g := newFairGate(2)
+	ctx := context.Background()
+	for range 2 {
+		if err := g.acquire(ctx, "acme"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var flood []<-chan error
+	for i := range 5 {
+		flood = append(flood, waiter(g, ctx, "acme"))
+		waitQueued(t, g, "acme", i+1)
+	}
+	g.release() // ACME's own turn: nobody else waits
+	waitQueued(t, g, "acme", 4)
+	quiet := waiter(g, ctx, "globex")
+	waitQueued(t, g, "globex", 1)
+	g.release()
+	waitQueued(t, g, "globex", 0)
+	if err := <-quiet; err != nil {
+		t.Fatal(err)
+	}
+	waitQueued(t, g, "acme", 4) // none of ACME's waiters got that slot
+	g.release()
+	waitQueued(t, g, "acme", 3)
+	for i, c := range flood[:2] { // the first two in order; three still wait
+		select {
+		case err := <-c:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ACME's waiter %d not granted", i)
+		}
+	}
+}
+
+// TestFairGateTakesTurns: with two groups waiting, slots given back alternate between them, each
+// group's requests in the order they came.
+func TestFairGateTakesTurns(t *testing.T) {
+	g := newFairGate(1)
+	ctx := context.Background()
+	if err := g.acquire(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	var a, b []<-chan error
+	for i := range 3 {
+		a = append(a, waiter(g, ctx, "a"))
+		waitQueued(t, g, "a", i+1)
+	}
+	for i := range 3 {
+		b = append(b, waiter(g, ctx, "b"))
+		waitQueued(t, g, "b", i+1)
+	}
+	for i := range 3 {
+		for _, turn := range []struct {
+			name string
+			q    []<-chan error
+		}{{"a", a}, {"b", b}} {
+			g.release()
+			waitQueued(t, g, turn.name, 2-i)
+			select {
+			case err := <-turn.q[i]:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("request %d of %s not granted in its turn", i, turn.name)
+			}
+		}
+	}
+	g.release()
+	if g.free != 1 {
+		t.Fatalf("%d slots free at the end, want 1", g.free)
+	}
+}
+
+// TestFairGateGivesUp: a request whose context ends stops waiting without a slot, and close ends
+// every wait; the slots held are given back whole.
+func TestFairGateGivesUp(t *testing.T) {
+	g := newFairGate(1)
+	if err := g.acquire(context.Background(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := waiter(g, ctx, "b")
+	waitQueued(t, g, "b", 1)
+	cancel()
+	if err := <-gone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled wait: %v", err)
+	}
+	waitQueued(t, g, "b", 0)
+	stopped := waiter(g, context.Background(), "b")
+	waitQueued(t, g, "b", 1)
+	g.close()
+	if err := <-stopped; !errors.Is(err, errGateStopped) {
+		t.Fatalf("wait when closed: %v", err)
+	}
+	if err := g.acquire(context.Background(), "c"); !errors.Is(err, errGateStopped) {
+		t.Fatalf("acquire after close: %v", err)
+	}
+	g.release()
+	if g.free != 1 {
+		t.Fatalf("%d slots free, want 1", g.free)
+	}
+}
