@@ -115,7 +115,6 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("DefaultDeadline %s: must not be negative", c.DefaultDeadline))
 	}
 	if c.WorkSlots < 0 || c.WorkSlots > 1024 {
-		//lint:ignore ST1005 the message starts with the config field's Go name, as Validate names every bad field
 		errs = append(errs, fmt.Errorf("WorkSlots %d: must be 0..1024", c.WorkSlots))
 	}
 	if c.Retries < 0 {
