@@ -113,7 +113,7 @@ func notRecorded(id, clean, workspaceID string, stored bool, err error) error {
 	if stored {
 		what = "was stored"
 	}
-	if isTransient(err) {
+	if isTransient(err) && !errors.Is(err, workspace.ErrFull) {
 		return withRef(id, fmt.Errorf("the content of %s in workspace %s %s but its metadata was not recorded: %w", quote(clean), workspaceID, what, err))
 	}
 	return &contracts.Error{

@@ -54,6 +54,10 @@ type CacheConfig struct {
 	InlineMax int
 	// Replicas of both buckets in a NATS cluster, 1..5 (default 1).
 	Replicas int
+	// MaxBytes limits the size of each bucket (a tenant's: TENANT_HISTORY_MAX_BYTES); an image that
+	// does not fit is not cached (Put fails, and Preprocess leaves it in the context). 0 or -1: no
+	// limit.
+	MaxBytes int64
 }
 
 func (c *CacheConfig) setDefaults() {
@@ -149,6 +153,7 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 			Description: "history images and the index of large ones (artifact worker)",
 			TTL:         cfg.TTL,
 			Replicas:    cfg.Replicas,
+			MaxBytes:    cmp.Or(cfg.MaxBytes, -1),
 		})
 	})
 	if err != nil {
@@ -160,6 +165,7 @@ func NewCache(ctx context.Context, js jetstream.JetStream, cfg CacheConfig) (*Ca
 			Description: "history images too large for a KV value (artifact worker)",
 			TTL:         objectTTL(cfg.TTL),
 			Replicas:    cfg.Replicas,
+			MaxBytes:    cmp.Or(cfg.MaxBytes, -1),
 		})
 	})
 	if err != nil {

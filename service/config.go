@@ -73,6 +73,12 @@ type Config struct {
 	// pool's own subjects and every tenant's, granted to the tenants in turn (default the CPUs Go
 	// uses, GOMAXPROCS): a tenant's flood takes at most the slots the others do not ask for.
 	TenantWorkSlots int // TENANT_WORK_SLOTS
+	// TenantHistoryMaxBytes and TenantWorkspaceMaxBytes limit the size of each tenant's own
+	// history-image buckets (each of HISTORY_IMAGES_<t> and HISTORY_IMAGES_BLOBS_<t>; default
+	// 1 GiB) and workspace metadata bucket (WORKSPACE_FILES_<t>; default 256 MiB); -1: none. The
+	// pool's own buckets have no limit.
+	TenantHistoryMaxBytes   int64 // TENANT_HISTORY_MAX_BYTES
+	TenantWorkspaceMaxBytes int64 // TENANT_WORKSPACE_MAX_BYTES
 
 	MaxArtifactSize int64 // MAX_ARTIFACT_BYTES (default 20 MB)
 	// ExtractMaxChars and ExtractTimeout bound text extraction (extract_text): characters kept
@@ -138,6 +144,8 @@ func (c *Config) SetDefaults() {
 	c.Concurrency = cmp.Or(c.Concurrency, 16)
 	c.TenantConcurrency = cmp.Or(c.TenantConcurrency, DefaultTenantConcurrency)
 	c.TenantWorkSlots = cmp.Or(c.TenantWorkSlots, runtime.GOMAXPROCS(0))
+	c.TenantHistoryMaxBytes = cmp.Or(c.TenantHistoryMaxBytes, DefaultTenantHistoryMaxBytes)
+	c.TenantWorkspaceMaxBytes = cmp.Or(c.TenantWorkspaceMaxBytes, DefaultTenantWorkspaceMaxBytes)
 	c.MemoryBudget = cmp.Or(c.MemoryBudget, DefaultMemoryBudget)
 	c.DrainTimeout = cmp.Or(c.DrainTimeout, 30*time.Second)
 	c.HistoryTTL = cmp.Or(c.HistoryTTL, 2*time.Hour)

@@ -361,11 +361,15 @@ func buildTenant(ctx context.Context, cfg Config, js jetstream.JetStream, store 
 	// Requests carry at most an artifact in base64 (file_written) or a context of images
 	// (preprocess): bound what one claim-checked request may make a replica download.
 	claims = claims.Limit(max(claimcheck.DefaultMaxBody, 2*cfg.MaxArtifactSize+1<<20))
-	metas, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{Replicas: cfg.JetStreamReplicas, Bucket: b.files})
+	var historyMax, filesMax int64 // the pool's own buckets: no limit
+	if tenant != "" {
+		historyMax, filesMax = cfg.TenantHistoryMaxBytes, cfg.TenantWorkspaceMaxBytes
+	}
+	metas, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{Replicas: cfg.JetStreamReplicas, Bucket: b.files, MaxBytes: filesMax})
 	if err != nil {
 		return tenantParts{}, fmt.Errorf("workspace metadata: %w", err)
 	}
-	cache, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL, Replicas: cfg.JetStreamReplicas, KVBucket: b.historyKV, ObjectBucket: b.historyObjects})
+	cache, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{TTL: cfg.HistoryTTL, Replicas: cfg.JetStreamReplicas, KVBucket: b.historyKV, ObjectBucket: b.historyObjects, MaxBytes: historyMax})
 	if err != nil {
 		return tenantParts{}, fmt.Errorf("history image cache: %w", err)
 	}

@@ -26,6 +26,13 @@ import (
 // DefaultTenantConcurrency is TENANT_CONCURRENCY's default.
 const DefaultTenantConcurrency = 4
 
+// Defaults of TENANT_HISTORY_MAX_BYTES (each of a tenant's two history-image buckets) and
+// TENANT_WORKSPACE_MAX_BYTES (a tenant's workspace metadata bucket).
+const (
+	DefaultTenantHistoryMaxBytes   = 1 << 30
+	DefaultTenantWorkspaceMaxBytes = 256 << 20
+)
+
 // MaxTenants bounds TENANTS: each tenant adds five consumers, four buckets and the label values of
 // its five subjects.
 const MaxTenants = 64
@@ -64,6 +71,14 @@ func validateTenantSettings(c Config, bad func(name, format string, args ...any)
 	}
 	if c.TenantConcurrency < 1 || c.TenantConcurrency > 256 {
 		bad("TENANT_CONCURRENCY", "must be 1..256, got %d", c.TenantConcurrency)
+	}
+	for _, s := range []struct {
+		name string
+		v    int64
+	}{{"TENANT_HISTORY_MAX_BYTES", c.TenantHistoryMaxBytes}, {"TENANT_WORKSPACE_MAX_BYTES", c.TenantWorkspaceMaxBytes}} {
+		if s.v != -1 && s.v < 1024 {
+			bad(s.name, "must be at least 1024 bytes, or -1 for no limit, got %d", s.v)
+		}
 	}
 	if c.TenantWorkSlots < 1 || c.TenantWorkSlots > 1024 {
 		bad("TENANT_WORK_SLOTS", "must be 1..1024, got %d", c.TenantWorkSlots)

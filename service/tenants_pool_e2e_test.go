@@ -361,3 +361,49 @@ func TestTenantPermissionsProven(t *testing.T) {
 		}
 	}
 }
+
+// TestTenantStoredBytesLimits: a tenant's own buckets have the size limits of their settings, the
+// pool's own none. A file_written whose metadata no longer fits in the tenant's workspace bucket
+// is answered metadata_not_recorded (not retried, saying the bucket is full); the worker goes on
+// answering that tenant's reads and the other tenant's writes.
+func TestTenantStoredBytesLimits(t *testing.T) {
+	w, acme, globex := sharedPool(t, func(c *service.Config) { c.TenantWorkspaceMaxBytes, c.TenantHistoryMaxBytes = 2048, 4096 })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	js, _ := jetstream.New(w.Conn)
+	for stream, want := range map[string]int64{
+		"KV_WORKSPACE_FILES_acme": 2048, "KV_HISTORY_IMAGES_acme": 4096, "OBJ_HISTORY_IMAGES_BLOBS_globex": 4096,
+		"KV_WORKSPACE_FILES": -1, "KV_HISTORY_IMAGES": -1, "OBJ_HISTORY_IMAGES_BLOBS": -1,
+	} {
+		s, err := js.Stream(ctx, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.CachedInfo().Config.MaxBytes; got != want {
+			t.Errorf("%s: max bytes %d, want %d", stream, got, want)
+		}
+	}
+	write := func(tc *tenantConn, path string) contracts.Reply {
+		rep, _ := tenantCall(t, tc, "", contracts.SubjectFileWritten, map[string]any{"workspace_id": "team", "path": path, "mime_type": "text/markdown", "content": "# " + path})
+		return rep
+	}
+	var refused *contracts.Error
+	for i := 0; i < 40 && refused == nil; i++ {
+		if rep := write(acme, fmt.Sprintf("notes/%02d.md", i)); !rep.OK {
+			refused = rep.Error
+		}
+	}
+	if refused == nil {
+		t.Fatal("40 files' metadata fit in a bucket of 2048 bytes")
+	}
+	if refused.Code != contracts.CodeMetadataNotRecorded || refused.Retryable || !strings.Contains(refused.Message, "full") {
+		t.Fatalf("the write over the limit: %+v", refused)
+	}
+	first, _ := tenantCall(t, acme, "", contracts.SubjectGetArtifact, map[string]any{"ref": refused.Ref[:strings.LastIndex(refused.Ref, ":")+1] + base64.RawURLEncoding.EncodeToString([]byte("notes/00.md")), "service_id": "text-model"})
+	if !first.OK || !strings.Contains(string(first.Result), "# notes/00.md") {
+		t.Fatalf("ACME's first file after the refusal: %+v %s", first.Error, first.Result)
+	}
+	if rep := write(globex, "notes/00.md"); !rep.OK {
+		t.Fatalf("GLOBEX's write: %+v", rep.Error)
+	}
+}

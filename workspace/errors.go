@@ -47,4 +47,8 @@ var (
 	// ErrConflict means RecordWrite lost the optimistic-concurrency race on every one of its
 	// attempts (MetaConfig.MaxAttempts). Nothing was written; the write may be retried.
 	ErrConflict = errors.New("workspace: too many concurrent metadata updates")
+
+	// ErrFull: the metadata bucket is at its size limit (MetaConfig.MaxBytes): JetStream refused
+	// the write. Permanent until entries are deleted or the limit raised.
+	ErrFull = errors.New("workspace: the metadata bucket is full (its size limit is reached)")
 )

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentworks/artifact-worker/internal/backoff"
 	"github.com/agentworks/artifact-worker/internal/jscreate"
+	"github.com/agentworks/artifact-worker/internal/quorum"
 
 	"context"
 	"crypto/sha256"
@@ -69,6 +70,9 @@ type MetaConfig struct {
 	MaxAttempts int
 	// Replicas of the bucket in a NATS cluster, 1..5. Default 1.
 	Replicas int
+	// MaxBytes limits the bucket's size (a tenant's: TENANT_WORKSPACE_MAX_BYTES); a write that does
+	// not fit is ErrFull. 0 or -1: no limit.
+	MaxBytes int64
 }
 
 func (c *MetaConfig) setDefaults() {
@@ -131,6 +135,7 @@ func NewMetaStore(ctx context.Context, js jetstream.JetStream, cfg MetaConfig) (
 		History:     1,
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
+		MaxBytes:    cmp.Or(cfg.MaxBytes, -1),
 	}
 	// Replicas starting together create it at once (internal/jscreate).
 	kv, err := jscreate.Do(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
@@ -201,7 +206,7 @@ func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mim
 				return rec.FileMeta, nil
 			}
 			if !errors.Is(err, jetstream.ErrKeyExists) {
-				return FileMeta{}, fmt.Errorf("workspace: create metadata of %s: %w", key, err)
+				return FileMeta{}, fmt.Errorf("workspace: create metadata of %s: %w", key, full(s.cfg.Bucket, err))
 			}
 		case err != nil:
 			return FileMeta{}, fmt.Errorf("workspace: read metadata of %s: %w", key, err)
@@ -227,7 +232,7 @@ func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mim
 				return rec.FileMeta, nil
 			}
 			if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-				return FileMeta{}, fmt.Errorf("workspace: update metadata of %s: %w", key, err)
+				return FileMeta{}, fmt.Errorf("workspace: update metadata of %s: %w", key, full(s.cfg.Bucket, err))
 			}
 		}
 		if attempt >= s.cfg.MaxAttempts {
@@ -237,6 +242,14 @@ func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mim
 			return FileMeta{}, fmt.Errorf("workspace: update metadata of %s: %w", key, err)
 		}
 	}
+}
+
+// full marks a write JetStream refused as the bucket being at its size limit (ErrFull).
+func full(bucket string, err error) error {
+	if quorum.Refused(err) {
+		return fmt.Errorf("%w: bucket %s: %w", ErrFull, bucket, err)
+	}
+	return err
 }
 
 // newMeta returns the metadata of a file after its first write.

@@ -93,6 +93,8 @@ var settings = []setting{
 	{"TENANTS", "comma-separated tenants this pool also serves, each on its own subjects tenant.<name>.<subject>, keys and buckets (the NATS server's permissions decide who publishes there)", str(func(c *service.Config) *string { return &c.Tenants })},
 	{"TENANT_CONCURRENCY", "requests per subject one replica handles at once for each tenant of TENANTS", integer(func(c *service.Config) *int { return &c.TenantConcurrency })},
 	{"TENANT_WORK_SLOTS", "with TENANTS: requests one replica works on at once across all tenants, granted to the tenants in turn (default GOMAXPROCS, the CPUs Go uses)", integer(func(c *service.Config) *int { return &c.TenantWorkSlots })},
+	{"TENANT_HISTORY_MAX_BYTES", "size limit of each of a tenant's history-image buckets (bytes or 512MiB, 1GiB); images that do not fit stay in the context (-1: no limit)", byteSize(func(c *service.Config) *int64 { return &c.TenantHistoryMaxBytes })},
+	{"TENANT_WORKSPACE_MAX_BYTES", "size limit of a tenant's workspace metadata bucket; a file_written that does not fit is answered metadata_not_recorded (-1: no limit)", byteSize(func(c *service.Config) *int64 { return &c.TenantWorkspaceMaxBytes })},
 	{"MAX_ARTIFACT_BYTES", "largest artifact read; bigger ones are described", byteSize(func(c *service.Config) *int64 { return &c.MaxArtifactSize })},
 	{"EXTRACT_MAX_CHARS", "most characters of text extracted from one document (extract_text); the rest is counted", integer(func(c *service.Config) *int { return &c.ExtractMaxChars })},
 	{"EXTRACT_TIMEOUT", "time limit of text extraction from one document (below HANDLER_TIMEOUT)", duration(func(c *service.Config) *time.Duration { return &c.ExtractTimeout })},
