@@ -20,7 +20,10 @@ func waitQueued(t *testing.T, g *fairGate, group string, n int) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		g.mu.Lock()
-		got := len(g.waiting[group])
+		got := 0
+		if st := g.state[group]; st != nil {
+			got = len(st.waiting)
+		}
 		g.mu.Unlock()
 		if got == n {
 			return
@@ -48,17 +51,17 @@ func TestFairGateQuietGroupGoesNext(t *testing.T) {
 		flood = append(flood, waiter(g, ctx, "acme"))
 		waitQueued(t, g, "acme", i+1)
 	}
-	g.release() // ACME's own turn: nobody else waits
+	g.release("acme") // ACME's own turn: nobody else waits
 	waitQueued(t, g, "acme", 4)
 	quiet := waiter(g, ctx, "globex")
 	waitQueued(t, g, "globex", 1)
-	g.release()
+	g.release("acme")
 	waitQueued(t, g, "globex", 0)
 	if err := <-quiet; err != nil {
 		t.Fatal(err)
 	}
 	waitQueued(t, g, "acme", 4) // none of ACME's waiters got that slot
-	g.release()
+	g.release("acme")
 	waitQueued(t, g, "acme", 3)
 	for i, c := range flood[:2] { // the first two in order; three still wait
 		select {
@@ -89,12 +92,14 @@ func TestFairGateTakesTurns(t *testing.T) {
 		b = append(b, waiter(g, ctx, "b"))
 		waitQueued(t, g, "b", i+1)
 	}
+	holder := ""
 	for i := range 3 {
 		for _, turn := range []struct {
 			name string
 			q    []<-chan error
 		}{{"a", a}, {"b", b}} {
-			g.release()
+			g.release(holder)
+			holder = turn.name
 			waitQueued(t, g, turn.name, 2-i)
 			select {
 			case err := <-turn.q[i]:
@@ -106,7 +111,7 @@ func TestFairGateTakesTurns(t *testing.T) {
 			}
 		}
 	}
-	g.release()
+	g.release(holder)
 	if g.free != 1 {
 		t.Fatalf("%d slots free at the end, want 1", g.free)
 	}
@@ -136,8 +141,48 @@ func TestFairGateGivesUp(t *testing.T) {
 	if err := g.acquire(context.Background(), "c"); !errors.Is(err, errGateStopped) {
 		t.Fatalf("acquire after close: %v", err)
 	}
-	g.release()
+	g.release("a")
 	if g.free != 1 {
 		t.Fatalf("%d slots free, want 1", g.free)
+	}
+}
+
+// TestFairGateShare: while another group is active, a group holds at most its share of the slots
+// (here 1 of 2), even with a slot free; once the other group's activity has lingered out, the free
+// slot is its again.
+func TestFairGateShare(t *testing.T) {
+	g := newFairGate(2)
+	ctx := context.Background()
+	for range 2 {
+		if err := g.acquire(ctx, "acme"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quiet := waiter(g, ctx, "globex")
+	waitQueued(t, g, "globex", 1)
+	g.release("acme")
+	if err := <-quiet; err != nil {
+		t.Fatal(err)
+	}
+	flood := waiter(g, ctx, "acme")
+	waitQueued(t, g, "acme", 1)
+	g.release("globex") // a slot free, but globex is still active: acme is at its share
+	waitQueued(t, g, "acme", 1)
+	start := time.Now()
+	select {
+	case err := <-flood:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the free slot never went to acme")
+	}
+	if waited := time.Since(start); waited < activeLinger/2 {
+		t.Fatalf("acme got the slot after %s, before globex's activity lingered out", waited)
+	}
+	g.release("acme")
+	g.release("acme")
+	if g.free != 2 {
+		t.Fatalf("%d slots free, want 2", g.free)
 	}
 }

@@ -4,8 +4,8 @@ package messaging
 //
 //  1. admit     while shutting down, hand a message that slipped in straight back to JetStream (nak,
 //     no delay) instead of starting it.
-//  2. takeSlot with Config.WorkSlots, wait for one of the replica's shared work slots, in the turn of
-//     the request's group (fairgate.go); while waiting the heartbeat keeps the message. A request
+//  2. takeSlot with Config.WorkSlots, wait for one of the replica's shared work slots, within the
+//     share and in the turn of the request's group (fairgate.go); while waiting the heartbeat keeps the message. A request
 //     that waited past its wait limit, or was waiting when shutdown began, is handed back.
 //  3. observe   one span per message continuing the caller's traceparent, metrics, and one log line
 //     per outcome. It wraps everything below so it sees the final outcome, retries included.
@@ -86,7 +86,7 @@ func (p *Pipeline) takeSlot(h message.HandlerFunc) message.HandlerFunc {
 		err := p.gate.acquire(ctx, group)
 		if err == nil && p.draining.Load() {
 			// Shutdown began while it waited: not started, like one waiting when it began.
-			p.gate.release()
+			p.gate.release(group)
 			err = errGateStopped
 		}
 		if err != nil {
@@ -96,7 +96,7 @@ func (p *Pipeline) takeSlot(h message.HandlerFunc) message.HandlerFunc {
 			}
 			return nil, errHandedBack
 		}
-		defer p.gate.release()
+		defer p.gate.release(group)
 		return h(m)
 	}
 }

@@ -61,9 +61,10 @@ type Config struct {
 	// SubjectConcurrency overrides Concurrency for some subjects (a tenant's: TENANT_CONCURRENCY).
 	SubjectConcurrency map[string]int
 	// WorkSlots, when above 0, is how many requests one replica works on at once across all its
-	// subjects (TENANT_WORK_SLOTS), shared fairly between the groups of Group (fairgate.go): a
-	// request fetched while every slot is taken waits its group's turn, heartbeats keeping it. 0:
-	// no shared bound (each subject's slots only).
+	// subjects (TENANT_WORK_SLOTS), shared fairly between the groups of Group (fairgate.go: each
+	// active group holds at most its share, granted in turn): a request fetched while its group
+	// has no slot waits its turn, heartbeats keeping it. 0: no shared bound (each subject's slots
+	// only).
 	WorkSlots int
 	// Group names the group (a tenant) a subject's requests belong to for WorkSlots; nil: one
 	// group.

@@ -70,8 +70,8 @@ type Config struct {
 	// (default 4): what one tenant's burst may take of a replica.
 	TenantConcurrency int // TENANT_CONCURRENCY
 	// TenantWorkSlots, with Tenants, is how many requests one replica works on at once across the
-	// pool's own subjects and every tenant's, granted to the tenants in turn (default the CPUs Go
-	// uses, GOMAXPROCS): a tenant's flood takes at most the slots the others do not ask for.
+	// pool's own subjects and every tenant's (default the CPUs Go uses, GOMAXPROCS): while several
+	// tenants are active each holds at most its share, granted in turn (messaging.Config.WorkSlots).
 	TenantWorkSlots int // TENANT_WORK_SLOTS
 	// TenantHistoryMaxBytes and TenantWorkspaceMaxBytes limit the size of each tenant's own
 	// history-image buckets (each of HISTORY_IMAGES_<t> and HISTORY_IMAGES_BLOBS_<t>; default
