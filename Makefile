@@ -161,7 +161,8 @@ bench-floor: tools
 	$(GO) run ./bench/floor -bin $(BIN) -nats-server $(TOOLS)/bin/nats-server $(BENCH_FLOOR_ARGS)
 
 ## soak: `worker run` on its embedded default under 15 minutes of mixed traffic (claim-checked
-## images both ways, context.preprocess, file_written), then 45 s idle; reports the claim-check
+## images both ways, context.preprocess, file_written, history-cache hits and misses, unknown model
+## names, dead letters), then 45 s idle; reports the claim-check
 ## bucket's size, goroutines and RSS every 30 s and fails when one is not bounded (bench/soak). Not
 ## part of `make test`. SOAK_ARGS passes flags, e.g. SOAK_ARGS='-duration 2m -every 15s' for a short run.
 SOAK_ARGS ?=

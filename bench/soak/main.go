@@ -11,8 +11,12 @@
 // The traffic, -inflight requests at once, in turn: tool.get_artifact of a ~1.4 MB PNG for a vision
 // model (its reply is claim-checked), workspace.file_written of a ~1 MB PNG as content_base64 (the
 // request is claim-checked), context.preprocess of a context with four ~300 KB images (claim-checked
-// request), and a small workspace.file_written of text. It prints a Markdown table (for
-// BENCHMARKS.md) and a verdict; it exits 1 when a bound is not met or a request failed.
+// request), a small workspace.file_written of text, tool.get_history_image of an image that
+// preprocess cached and of one never cached (image_not_found), tool.get_artifact for a service_id the
+// capability registry does not know (text only; three names), and tool.get_artifact without a
+// request_id (invalid_request, dead-lettered): so that every panel of the Grafana dashboard has data.
+// It prints a Markdown table (for BENCHMARKS.md) and a verdict; it exits 1 when a bound is not met
+// or a request failed (a kind that expects an error fails on any other answer).
 //
 // With -record FILE it also appends the worker's whole /metrics to FILE every -record-every (5s),
 // each scrape after a line "# scrape <unix milliseconds>": the samples deployments/monitoring/render
@@ -24,6 +28,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,6 +38,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -150,24 +156,45 @@ func run(ctx context.Context) (bool, error) {
 		parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:image/png;base64," + img}})
 	}
 	turns := []any{[]any{"human", append([]any{map[string]any{"type": "text", "text": "look"}}, parts...)}, []any{"ai", "seen"}, []any{"human", "and now?"}}
+	// A history image the cache holds: context.preprocess caches the older turns' images and
+	// answers with their placeholders, which tool.get_history_image asks for.
+	history, err := historyID(seedCtx, c, turns)
+	if err != nil {
+		return false, err
+	}
 
+	// Each kind of request in turn. expect, when set, is the error code the kind is answered with
+	// (not a failure): a miss of the history cache, a request dead-lettered as malformed.
 	kinds := []struct {
 		name    string
 		subject string
 		body    func(i int64) map[string]any
+		expect  string
 	}{
 		{"get_artifact, claim-checked reply", contracts.SubjectGetArtifact, func(int64) map[string]any {
 			return map[string]any{"ref": ref.ArtifactID, "capabilities": []string{"vision"}, "media": "assembly"}
-		}},
+		}, ""},
 		{"file_written, claim-checked request", contracts.SubjectFileWritten, func(i int64) map[string]any {
 			return map[string]any{"workspace_id": "soak", "path": fmt.Sprintf("up/%d.png", i%50), "mime_type": "image/png", "content_base64": upload}
-		}},
+		}, ""},
 		{"preprocess, claim-checked request", contracts.SubjectPreprocess, func(int64) map[string]any {
 			return map[string]any{"messages": turns}
-		}},
+		}, ""},
 		{"file_written, small", contracts.SubjectFileWritten, func(i int64) map[string]any {
 			return map[string]any{"workspace_id": "soak", "path": fmt.Sprintf("notes/%d.md", i%50), "mime_type": "text/markdown", "content": "# note\n"}
-		}},
+		}, ""},
+		{"get_history_image, cached", contracts.SubjectGetHistoryImage, func(int64) map[string]any {
+			return map[string]any{"image_md5": history}
+		}, ""},
+		{"get_history_image, not cached", contracts.SubjectGetHistoryImage, func(i int64) map[string]any {
+			return map[string]any{"image_md5": fmt.Sprintf("%032x", i)}
+		}, contracts.CodeImageNotFound},
+		{"get_artifact for a model the registry does not know", contracts.SubjectGetArtifact, func(i int64) map[string]any {
+			return map[string]any{"ref": ref.ArtifactID, "service_id": fmt.Sprintf("soak-unknown-model-%d", i%3), "media": "assembly"}
+		}, ""},
+		{"get_artifact without a request_id (dead-lettered)", contracts.SubjectGetArtifact, func(int64) map[string]any {
+			return map[string]any{"request_id": nil, "ref": ref.ArtifactID}
+		}, contracts.CodeInvalidRequest},
 	}
 	fmt.Printf("## Soak: `worker run` on its embedded default, %d in flight for %s, then %s idle; %s\n\n", *inflight, *duration, *idle, time.Now().UTC().Format(time.RFC3339))
 	fmt.Println("Traffic in turn: " + strings.Join(func() []string {
@@ -205,7 +232,7 @@ func run(ctx context.Context) (bool, error) {
 			for time.Now().Before(end) && ctx.Err() == nil {
 				i := next.Add(1)
 				k := kinds[i%int64(len(kinds))]
-				if err := call(ctx, c, k.subject, k.body(i)); err != nil {
+				if err := call(ctx, c, k.subject, k.body(i), k.expect); err != nil {
 					if ctx.Err() != nil {
 						return
 					}
@@ -277,13 +304,45 @@ func verdict(s []sample, loaded int, lastErr atomic.Value) bool {
 	return ok
 }
 
-// call sends one request with a fresh request_id and a 60 s deadline; an error reply is an error.
-func call(ctx context.Context, c *client.Client, subject string, req map[string]any) error {
-	req["request_id"] = id("soak")
+// call sends one request with a fresh request_id (unless req has one, null included) and a 60 s
+// deadline; an error reply is an error, unless its code is expect (then no reply other than that
+// error is).
+func call(ctx context.Context, c *client.Client, subject string, req map[string]any, expect string) error {
+	if _, ok := req["request_id"]; !ok {
+		req["request_id"] = id("soak")
+	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	return c.Call(ctx, subject, req, nil)
+	err := c.Call(ctx, subject, req, nil)
+	if expect == "" {
+		return err
+	}
+	var ce *contracts.Error
+	if errors.As(err, &ce) && ce.Code == expect {
+		return nil
+	}
+	return fmt.Errorf("want the error %s, got %v", expect, err)
 }
+
+// historyID sends context.preprocess with turns and returns the id of the first history image its
+// reply names ("[Picture:history_{md5}]"): the image is then in the history cache.
+func historyID(ctx context.Context, c *client.Client, turns []any) (string, error) {
+	body, err := json.Marshal(map[string]any{"request_id": id("history"), "messages": turns})
+	if err != nil {
+		return "", err
+	}
+	raw, err := c.CallRaw(ctx, contracts.SubjectPreprocess, body)
+	if err != nil {
+		return "", fmt.Errorf("preprocess: %w", err)
+	}
+	m := historyPlaceholder.FindSubmatch(raw)
+	if m == nil {
+		return "", fmt.Errorf("preprocess: no history placeholder in its reply: %.300s", raw)
+	}
+	return string(m[1]), nil
+}
+
+var historyPlaceholder = regexp.MustCompile(`history_([0-9a-f]{8,32})`)
 
 var seq atomic.Int64
 
