@@ -4,9 +4,10 @@ package messaging
 //
 //  1. admit     while shutting down, hand a message that slipped in straight back to JetStream (nak,
 //     no delay) instead of starting it.
-//  2. takeSlot with Config.WorkSlots, wait for one of the replica's shared work slots, within the
-//     share and in the turn of the request's group (fairgate.go); while waiting the heartbeat keeps the message. A request
-//     that waited past its wait limit, or was waiting when shutdown began, is handed back.
+//  2. takeSlot  with Config.WorkSlots, wait for one of the replica's shared work slots, within the
+//     share and in the turn of the request's group (fairgate.go); while it waits the heartbeat
+//     keeps the message. One that waited past its wait limit, or was waiting when shutdown began,
+//     is handed back.
 //  3. observe   one span per message continuing the caller's traceparent, metrics, and one log line
 //     per outcome. It wraps everything below so it sees the final outcome, retries included.
 //  4. finalize  decides a failed message's fate: transient and deliveries left -> return the error
