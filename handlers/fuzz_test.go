@@ -18,8 +18,8 @@ import (
 	"github.com/agentworks/artifact-worker/objectstore"
 )
 
-// memCache is a cache in memory. Preprocess writes several media at once: Put and Get hold
-// memCacheMu (a test reads the map directly once the request is answered).
+// memCache is a cache in memory. Preprocess writes several media at once, and parallel tests share
+// one: Put and Get hold memCacheMu, and tests read it through Get.
 type memCache map[string]historyimage.Image
 
 var memCacheMu sync.Mutex

@@ -82,7 +82,8 @@ func TestPreprocessSendsALatestPDFAsPages(t *testing.T) {
 			if res.Stats.PDFPages != 2 || res.Stats.FilesReplaced != 2 || res.Stats.MediaDescribed != 1 {
 				t.Errorf("stats %+v", res.Stats)
 			}
-			if got := h.Cache.(memCache)[strings.TrimSuffix(strings.TrimPrefix(placeholder, "[File:history_"), "]")]; got.Data != report {
+			// Through Get (its lock): the other variants' requests write to the same cache meanwhile.
+			if got, _ := h.Cache.(memCache).Get(context.Background(), strings.TrimSuffix(strings.TrimPrefix(placeholder, "[File:history_"), "]")); got.Data != report {
 				t.Errorf("the PDF is not cached under %s", placeholder)
 			}
 			seq := sequence(t, contracts.Assembly{ToolContent: res.Messages})
