@@ -224,33 +224,30 @@ func waitAck(ctx context.Context, ack jetstream.PubAckFuture) error {
 // recordSubject is the subject a record of key is published on (the bucket's, as KeyValue.Put uses).
 func recordSubject(key string) string { return "$KV." + contracts.ReplyBucket + "." + key }
 
-// recordValue is the JSON of msg's replyRecord (msg: a reply as published, an inline body or a
-// Claim-Check header).
-func recordValue(subject, requestID string, msg *nats.Msg) ([]byte, error) {
-	claim := msg.Header.Get(contracts.HeaderClaimCheck)
-	if claim != "" || len(msg.Data) == 0 {
+// recordValue is the JSON of a replyRecord: of a claim-checked reply (claim), or of an inline one
+// whose body is body's parts one after the other (none: not recorded inline). The body goes in as
+// it is: it is the compact JSON the pipeline published (encodeReply); json.Marshal would validate
+// and compact it again, a pass over every byte of the base64 it carries, which was most of the CPU a
+// 100 KB get_artifact cost. The body ends one byte before the value's end (its closing brace).
+func recordValue(subject, requestID, claim string, body ...[]byte) ([]byte, error) {
+	n := 0
+	for _, part := range body {
+		n += len(part)
+	}
+	if claim != "" || n == 0 {
 		return json.Marshal(replyRecord{Subject: subject, RequestID: requestID, ClaimCheck: claim})
 	}
-	head, err := recordHead(subject, requestID)
-	if err != nil {
-		return nil, err
-	}
-	val := make([]byte, 0, len(head)+len(msg.Data)+1)
-	val = append(val, head...)
-	val = append(val, msg.Data...)
-	return append(val, '}'), nil
-}
-
-// recordHead is the start of the record of an inline reply, up to the reply: the reply body and a
-// closing brace complete it. The reply body goes in as it is: it is the compact JSON the pipeline
-// published (encodeReply); json.Marshal would validate and compact it again, a pass over every byte
-// of the base64 it carries, which was most of the CPU a 100 KB get_artifact cost.
-func recordHead(subject, requestID string) ([]byte, error) {
 	head, err := json.Marshal(replyRecord{Subject: subject, RequestID: requestID})
 	if err != nil {
 		return nil, err
 	}
-	return append(head[:len(head)-1], `,"reply":`...), nil // without its closing brace
+	head = head[:len(head)-1] // without its closing brace
+	val := make([]byte, 0, len(head)+len(`,"reply":`)+n+1)
+	val = append(append(val, head...), `,"reply":`...)
+	for _, part := range body {
+		val = append(val, part...)
+	}
+	return append(val, '}'), nil
 }
 
 // get returns the record of key, nil when there is none.

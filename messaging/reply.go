@@ -41,7 +41,7 @@ func (p *Pipeline) replyWith(ctx context.Context, claims *claimcheck.Store, repl
 	hdr.Set(contracts.HeaderContractVersion, contracts.Version)
 	if replyTo == "" {
 		if body := bytes.Join(parts, nil); claims.Fits(len(body)) {
-			val, err := recordValue(rec.subject, rec.requestID, &nats.Msg{Header: hdr, Data: body})
+			val, err := recordValue(rec.subject, rec.requestID, "", body)
 			rec.done(rec.replies.start(rec.key, val, err)(ctx))
 		}
 		return 0, false, nil
@@ -50,18 +50,12 @@ func (p *Pipeline) replyWith(ctx context.Context, claims *claimcheck.Store, repl
 	for _, part := range parts {
 		n += len(part)
 	}
-	// An inline reply that is recorded is built inside its record's value (recordHead, the reply,
-	// "}"): one buffer for both, not a second copy of the reply's base64.
+	// An inline reply that is recorded is published from inside its record's value (the body ends
+	// one byte before the value's end): one buffer for both, not a second copy of the reply's base64.
 	var val []byte
 	if rec != nil && claims.Fits(n) {
-		if head, err := recordHead(rec.subject, rec.requestID); err == nil {
-			val = make([]byte, 0, len(head)+n+1)
-			val = append(val, head...)
-			for _, part := range parts {
-				val = append(val, part...)
-			}
-			val = append(val, '}')
-			parts = [][]byte{val[len(head) : len(val)-1]}
+		if v, err := recordValue(rec.subject, rec.requestID, "", parts...); err == nil {
+			val, parts = v, [][]byte{v[len(v)-1-n : len(v)-1]}
 		}
 	}
 	msg, err := claims.PrepareParts(ctx, replyTo, hdr, parts...)
@@ -76,8 +70,8 @@ func (p *Pipeline) replyWith(ctx context.Context, claims *claimcheck.Store, repl
 		// Recorded even when the reply's publish failed: the retry finds the record and publishes it
 		// again, instead of running the request again.
 		var verr error
-		if val == nil || msg.Header.Get(contracts.HeaderClaimCheck) != "" {
-			val, verr = recordValue(rec.subject, rec.requestID, msg)
+		if claim := msg.Header.Get(contracts.HeaderClaimCheck); val == nil || claim != "" {
+			val, verr = recordValue(rec.subject, rec.requestID, claim, msg.Data)
 		}
 		wait := rec.replies.start(rec.key, val, verr)
 		defer func() { rec.done(wait(ctx)) }()
