@@ -246,6 +246,7 @@ func TestModelsImportRefusesBadInput(t *testing.T) {
 		{"truncated LiteLLM", goodMD, write("cut.json.gz", realLite[:len(realLite)/2]), false, "cut.json.gz"},
 		{"truncated models.dev", write("cut.tar.gz", realMD[:len(realMD)/2]), goodLite, false, "cut.tar.gz"},
 		{"models.dev without providers/", write("layout.tar.gz", tarball(t, map[string]string{"src/models/a.toml": "x = 1"})), goodLite, false, "layout.tar.gz"},
+		{"shrunken models.dev", write("few.tar.gz", tarball(t, map[string]string{"providers/openai/models/gpt-x.toml": "[modalities]\ninput = [\"text\"]\noutput = [\"text\"]\n"})), goodLite, false, "few.tar.gz"},
 		{"shrunken LiteLLM", goodMD, write("few.json", []byte(`{"gpt-x": {"litellm_provider": "openai", "mode": "chat"}}`)), false, "few.json"},
 		{"GitHub archive: one top-level folder", write("archive.tar.gz", underFolder(t, realMD, "models.dev-f3fc692/")), goodLite, true, ""},
 	}
@@ -316,4 +317,35 @@ func underFolder(t *testing.T, tgz []byte, folder string) []byte {
 	_ = tw.Close()
 	_ = zw.Close()
 	return buf.Bytes()
+}
+
+// TestModelsImportReportsChanges: the import says what it changes against the -o file it
+// replaces, by the entries that file resolves to: an entry only it has is removed, one whose
+// input capabilities its own layer overrides has changed (here an operator's file over the
+// built-in registry, the import bringing the built-in facts back).
+func TestModelsImportReportsChanges(t *testing.T) {
+	snap := filepath.Join("..", "..", "llmservices", "catalogue", "snapshots")
+	outFile := filepath.Join(t.TempDir(), "llmservices.json")
+	prev := `{"extends": "builtin", "services": [
+	 {"id": "acme-old", "provider": "openai", "capabilities": {"input": ["text", "vision"], "output": ["text"]}},
+	 {"id": "gpt-4o", "provider": "openai", "capabilities": {"input": ["text"], "output": ["text"]}}]}`
+	if err := os.WriteFile(outFile, []byte(prev), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runModels(t, "import",
+		"--models-dev", filepath.Join(snap, "models.dev-f3fc692.tar.gz"),
+		"--litellm", filepath.Join(snap, "litellm-model_prices_and_context_window-2026-08-01.json.gz"),
+		"-o", outFile)
+	if code != exitOK {
+		t.Fatalf("import: exit %d, %s", code, errOut)
+	}
+	for _, want := range []string{
+		"against " + outFile + ": 0 added, 1 removed, 1 with other input capabilities\n",
+		"  removed: acme-old\n",
+		"  capabilities changed: gpt-4o (text → text,vision,file)\n",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the report lacks %q:\n%s", want, errOut)
+		}
+	}
 }
