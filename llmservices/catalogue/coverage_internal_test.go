@@ -14,7 +14,9 @@ import (
 // writes ("openrouter/x-ai/grok-4", "us.anthropic.claude-...-v1:0", "accounts/fireworks/models/..."),
 // resolves to an entry of the converted catalogue; nearly every one that reads images gets them
 // (the others: where the model's own provider says it does not, or more of its catalogue records
-// list it without images than with).
+// list it without images than with). Each serving provider of either snapshot, as the first path
+// segment its catalogue names it by, says who serves a model of its own ("cerebras/...",
+// "sambanova/...", "nvidia_nim/..."): the host table holds them all, not a hand list of a few.
 func TestEveryCatalogueNameResolves(t *testing.T) {
 	t.Parallel()
 	md, err := os.ReadFile(filepath.Join("snapshots", ModelsDevSnapshot))
@@ -43,9 +45,19 @@ func TestEveryCatalogueNameResolves(t *testing.T) {
 		t.Fatal(err)
 	}
 	vision, seen := 0, 0
+	hosts := map[string]bool{} // provider and segment checked
 	for _, rec := range slices.Concat(liteRecords, mdRecords) {
 		if rec.hostOnly {
 			continue
+		}
+		for _, seg := range rec.segments {
+			if hosts[rec.provider+" "+seg] || rec.inherits {
+				continue
+			}
+			hosts[rec.provider+" "+seg] = true
+			if e, ok := r.Resolve(seg + "/" + rec.name); !ok || e.ServedBy != rec.provider {
+				t.Errorf("%s (%s): %s/%s served by %q (ok %v), want %q", rec.full, rec.source, seg, rec.name, e.ServedBy, ok, rec.provider)
+			}
 		}
 		if k := fileKey(rec); isOneWord(llmservices.Canonical(rec.name)) {
 			rec.name = k // a one-word id resolves only by its full name
@@ -63,5 +75,8 @@ func TestEveryCatalogueNameResolves(t *testing.T) {
 	if seen < 2000 || float64(vision) < 0.98*float64(seen) {
 		t.Errorf("%d of %d records that read images get them, want at least 98%%", vision, seen)
 	}
-	t.Logf("%d of %d records that read images get them", vision, seen)
+	if len(hosts) < 150 {
+		t.Errorf("%d serving providers' segments checked, want the snapshots' 150 and more", len(hosts))
+	}
+	t.Logf("%d of %d records that read images get them; %d serving providers' segments say who serves", vision, seen, len(hosts))
 }
