@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -497,5 +498,31 @@ func TestUnregisteredARNIsBedrocks(t *testing.T) {
 	}
 	if f := r.Formats(arn, "anthropic"); f.Request.MaxImages != 20 || !slices.Contains(f.File, "docx") {
 		t.Errorf("formats %+v, want Bedrock's", f)
+	}
+}
+
+// TestLocalFamiliesNameTheirSource: each row of the curated Ollama family table says where its
+// capabilities come from: the family's Ollama library page and the date it was read.
+func TestLocalFamiliesNameTheirSource(t *testing.T) {
+	t.Parallel()
+	f, err := llmservices.Curated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dated := regexp.MustCompile(`, read 20\d\d-[01]\d-[0-3]\d\b`)
+	families := 0
+	for _, s := range f.Services {
+		family, ok := strings.CutPrefix(s.ID, "ollama/")
+		if !ok {
+			continue
+		}
+		families++
+		page := "/library/" + strings.SplitN(family, ":", 2)[0] + ","
+		if !strings.HasPrefix(s.Source, "Ollama library page ") || !strings.Contains(s.Source, page) || !dated.MatchString(s.Source) {
+			t.Errorf("%s: source %q, want its Ollama library page (…%s) and the date it was read", s.ID, s.Source, page)
+		}
+	}
+	if families < 20 {
+		t.Errorf("%d Ollama family rows, want the table's 20 and more", families)
 	}
 }
