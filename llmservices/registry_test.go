@@ -526,3 +526,24 @@ func TestLocalFamiliesNameTheirSource(t *testing.T) {
 		t.Errorf("%d Ollama family rows, want the table's 20 and more", families)
 	}
 }
+
+// TestBedrockNamesGetBedrocksLimits: a Claude model named by a Bedrock ARN (inference profile,
+// foundation model, GovCloud) or a us-gov. profile gets Bedrock's formats and request limits
+// (20 images, documents), not Anthropic's (100 images, 32 MB), whatever the request's dialect.
+func TestBedrockNamesGetBedrocksLimits(t *testing.T) {
+	t.Parallel()
+	r := llmservices.Default()
+	if f := r.Formats("claude-3-5-sonnet-20240620", contracts.DialectAnthropic); f.Request.MaxImages != 100 || f.Request.MaxBytes != 32<<20 {
+		t.Fatalf("the model at Anthropic: %+v, want Anthropic's limits", f.Request)
+	}
+	for _, name := range []string{
+		"arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-3-5-sonnet-20240620-v1:0",
+		"arn:aws:bedrock:us-west-2::foundation-model/anthropic.claude-3-haiku-20240307-v1:0",
+		"arn:aws-us-gov:bedrock:us-gov-west-1:123456789012:inference-profile/us-gov.anthropic.claude-3-5-sonnet-20240620-v1:0",
+		"us-gov.anthropic.claude-3-5-sonnet-20240620-v1:0",
+	} {
+		if f := r.Formats(name, contracts.DialectAnthropic); f.Request.MaxImages != 20 || !slices.Contains(f.File, "docx") {
+			t.Errorf("%s: request limits %+v, files %v; want Bedrock's", name, f.Request, f.File)
+		}
+	}
+}
