@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/llmservices"
 	"github.com/agentworks/artifact-worker/routing"
 )
@@ -544,6 +545,37 @@ func TestBedrockNamesGetBedrocksLimits(t *testing.T) {
 	} {
 		if f := r.Formats(name, contracts.DialectAnthropic); f.Request.MaxImages != 20 || !slices.Contains(f.File, "docx") {
 			t.Errorf("%s: request limits %+v, files %v; want Bedrock's", name, f.Request, f.File)
+		}
+	}
+}
+
+// TestLocalHostsTakeNoPDFPart: a local server (Ollama, vLLM, LM Studio: OpenAI-compatible chat
+// APIs) takes no PDF file part, even for a model that reads PDFs; the same model named without
+// the host gets one.
+func TestLocalHostsTakeNoPDFPart(t *testing.T) {
+	t.Parallel()
+	r, err := llmservices.Parse([]byte(`{"extends": "builtin", "services": [
+	 {"id": "ollama/docreader", "capabilities": {"input": ["text", "vision", "file"]}},
+	 {"id": "acme/docreader-7b", "provider": "acme", "capabilities": {"input": ["text", "vision", "file"]}}]}`), "local.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf := testfiles.PDF()
+	for _, tt := range []struct {
+		name, servedBy string
+		filePart       bool
+	}{
+		{"docreader:7b", "ollama", false},
+		{"ollama_chat/docreader", "ollama", false},
+		{"hosted_vllm/acme/docreader-7b", "vllm", false},
+		{"lm_studio/acme/docreader-7b", "lmstudio", false},
+		{"acme/docreader-7b", "", true},
+	} {
+		e, ok := r.Resolve(tt.name)
+		doc := routing.Route(routing.Input{ID: "doc", Filename: "report.pdf", DeclaredMIME: "application/pdf", Content: pdf,
+			Capabilities: routing.NewCapabilities(r.Capabilities(tt.name)...), Formats: r.Formats(tt.name, contracts.DialectOpenAIChat), Dialect: contracts.DialectOpenAIChat})
+		if !ok || e.ServedBy != tt.servedBy || (doc.Routing == contracts.RouteFile) != tt.filePart {
+			t.Errorf("%s: served by %q (ok %v), a PDF routed %q; want served by %q, a file part %v", tt.name, e.ServedBy, ok, doc.Routing, tt.servedBy, tt.filePart)
 		}
 	}
 }
