@@ -115,12 +115,7 @@ func (r *Renderer) init() {
 			r.err = fmt.Errorf("%w: %v", ErrUnavailable, p)
 		}
 	}()
-	rc := wazero.NewRuntimeConfig().
-		// The bundled module lowers setjmp/longjmp to exception handling (go-pdfium's default).
-		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
-		// A document past Timeout is stopped where it is (Kill cancels the instance's context).
-		WithCloseOnContextDone(true).
-		WithMemoryLimitPages(uint32(r.cfg.MemoryLimit / 65536))
+	rc := r.runtimeConfig()
 	if r.cfg.CacheDir != "" {
 		// A directory that cannot be made (a read-only volume) only costs the compile at every start.
 		if cache, err := wazero.NewCompilationCacheWithDir(r.cfg.CacheDir); err == nil {
@@ -144,6 +139,16 @@ func (r *Renderer) init() {
 		return
 	}
 	r.pool = pool
+}
+
+// runtimeConfig is the module's runtime configuration, without the compilation cache.
+func (r *Renderer) runtimeConfig() wazero.RuntimeConfig {
+	return wazero.NewRuntimeConfig().
+		// The bundled module lowers setjmp/longjmp to exception handling (go-pdfium's default).
+		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
+		// A document past Timeout is stopped where it is (Kill cancels the instance's context).
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(uint32(r.cfg.MemoryLimit / 65536))
 }
 
 // Close releases the module. Render fails with ErrUnavailable afterwards.
