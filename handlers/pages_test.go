@@ -19,6 +19,7 @@ import (
 	"github.com/agentworks/artifact-worker/pdfpages"
 	"github.com/agentworks/artifact-worker/pdfpages/pdfpagestest"
 	"github.com/agentworks/artifact-worker/routing"
+	"github.com/agentworks/artifact-worker/workspace"
 )
 
 // fixedFormats gives every service the same formats (a provider's limits, for the page budget).
@@ -289,5 +290,32 @@ func TestPagesOfTenThousandPages(t *testing.T) {
 	res = ask(&handlers.GetArtifact{Blobs: store, MaxSize: int64(len(data)) - 1, Pages: r}, map[string]any{"dialect": "anthropic"})
 	if res.Routing != contracts.RouteText || res.Pages != nil || !strings.Contains(res.Content, "The file exceeds the size limit and was not loaded.") {
 		t.Errorf("too large: routing %s, content %q", res.Routing, res.Content)
+	}
+}
+
+// TestPagesOfAWorkspaceFile: a PDF named by a ws: reference (a file an agent wrote) goes to a model
+// that reads images but takes no PDF as its pages, as an artifact does.
+//
+//	go test -run TestPagesOfAWorkspaceFile ./handlers/
+func TestPagesOfAWorkspaceFile(t *testing.T) {
+	h := pagesHandler(t, nil)
+	data := testfiles.PDFFile("report.pdf")
+	if _, err := h.Blobs.(*objectstore.Local).Put(context.Background(), objectstore.WorkspaceKey("ws-1", "docs/report.pdf"), bytes.NewReader(data), int64(len(data)), "application/pdf", nil); err != nil {
+		t.Fatal(err)
+	}
+	id, err := workspace.EncodeID("ws-1", "docs/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := getArtifact(t, h, map[string]any{"ref": id, "capabilities": []string{"text", "vision"}, "dialect": "gemini", "locale": "en", "pages": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Routing != contracts.RoutePages || res.Pages == nil || res.Pages.Total != 2 || res.Pages.Sent != "2" || len(res.Pages.Images) != 1 ||
+		!strings.HasPrefix(res.Pages.Images[0].Text, "report.pdf, page 2 of 2\nText layer:\nPage two") {
+		t.Fatalf("routing %s, pages %+v, content %q", res.Routing, res.Pages, res.Content)
+	}
+	if seq := sequence(t, res.Assembly); len(seq) < 2 || seq[len(seq)-1] != "I" || seq[len(seq)-2] != "T:"+res.Pages.Images[0].Text {
+		t.Errorf("assembly %q", seq)
 	}
 }
