@@ -19,11 +19,16 @@ import (
 type WorkspaceBlobs interface {
 	Stat(ctx context.Context, key string) (objectstore.Info, error)
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string, meta map[string]string) (objectstore.Info, error)
+	Delete(ctx context.Context, key string) error
 }
 
 // FileRecorder records a write of a workspace file with optimistic concurrency and reads it back.
+// Reserve checks that content of n bytes fits in the workspace's storage limit before it is stored
+// (workspace.ErrOverLimit when not); RecordStored records the write with the size of the content
+// stored (0: none), which the limit then accounts.
 type FileRecorder interface {
-	RecordWrite(ctx context.Context, workspaceID, cleanPath, mimeType string, mod contracts.Modification) (workspace.FileMeta, error)
+	Reserve(ctx context.Context, workspaceID, cleanPath string, n int64) (release func(), err error)
+	RecordStored(ctx context.Context, workspaceID, cleanPath, mimeType string, size int64, mod contracts.Modification) (workspace.FileMeta, error)
 	FileMetas
 }
 
@@ -76,14 +81,25 @@ func (h *FileWritten) Handle(ctx context.Context, req handling.Request) (any, er
 	result := contracts.FileWrittenResult{OK: true, ArtifactID: id, Path: clean}
 	// A redelivered or replayed event whose write is already recorded must not put its (by now
 	// possibly stale) content again.
-	switch meta, err := h.Files.Get(ctx, r.WorkspaceID, clean); {
+	meta, err := h.Files.Get(ctx, r.WorkspaceID, clean)
+	switch {
 	case err == nil && meta.Recorded(r.RequestID):
 		return result, nil
 	case err != nil && !errors.Is(err, workspace.ErrNotFound):
 		return nil, withRef(id, err)
 	}
+	isNew := err != nil
 	key := objectstore.WorkspaceKey(r.WorkspaceID, clean)
 	if content != nil {
+		// The workspace's limit holds for what the worker stores: checked before the content is.
+		release, err := h.Files.Reserve(ctx, r.WorkspaceID, clean, int64(len(content)))
+		if errors.Is(err, workspace.ErrOverLimit) {
+			return nil, overLimit(id, contentField(r), err)
+		}
+		if err != nil {
+			return nil, withRef(id, err)
+		}
+		defer release()
 		if _, err := h.Blobs.Put(ctx, key, bytes.NewReader(content), int64(len(content)), r.MimeType, nil); err != nil {
 			return nil, writeFailed(id, err)
 		}
@@ -98,10 +114,42 @@ func (h *FileWritten) Handle(ctx context.Context, req handling.Request) (any, er
 		now = h.Now
 	}
 	mod := contracts.Modification{AgentID: r.AgentID, Timestamp: now(), MessageID: r.MessageID, RequestID: r.RequestID}
-	if _, err := h.Files.RecordWrite(ctx, r.WorkspaceID, clean, r.MimeType, mod); err != nil {
+	if _, err := h.Files.RecordStored(ctx, r.WorkspaceID, clean, r.MimeType, int64(len(content)), mod); err != nil {
+		if content != nil && isNew && errors.Is(err, workspace.ErrFull) && h.removeOrphan(ctx, r.WorkspaceID, clean, key) {
+			return nil, overLimit(id, contentField(r), err)
+		}
 		return nil, notRecorded(id, clean, r.WorkspaceID, content != nil, err)
 	}
 	return result, nil
+}
+
+// removeOrphan deletes the content just stored for a new file whose metadata did not fit (a write
+// that passed Reserve while other replicas' writes filled the bucket), unless a concurrent write
+// of the same file has recorded it meanwhile. It reports whether the object is gone.
+func (h *FileWritten) removeOrphan(ctx context.Context, workspaceID, clean, key string) bool {
+	if _, err := h.Files.Get(ctx, workspaceID, clean); !errors.Is(err, workspace.ErrNotFound) {
+		return false
+	}
+	return h.Blobs.Delete(ctx, key) == nil
+}
+
+// overLimit answers a write refused by the workspace's storage limit: payload_too_large, nothing
+// stored.
+func overLimit(id, field string, err error) error {
+	return &contracts.Error{
+		Code:    contracts.CodePayloadTooLarge,
+		Message: fmt.Sprintf("payload_too_large: the workspace's storage is full, nothing was stored: %v", err),
+		Field:   field,
+		Ref:     id,
+	}
+}
+
+// contentField names the field that carried a write's inline content.
+func contentField(r contracts.FileWrittenRequest) string {
+	if r.ContentBase64 != nil {
+		return "content_base64"
+	}
+	return "content"
 }
 
 // notRecorded reports a metadata failure after the content was stored (or found in the store): the

@@ -23,10 +23,13 @@ func (f failingBlobs) Stat(context.Context, string) (objectstore.Info, error) {
 func (f failingBlobs) Put(context.Context, string, io.Reader, int64, string, map[string]string) (objectstore.Info, error) {
 	return objectstore.Info{}, f.err
 }
+func (f failingBlobs) Delete(context.Context, string) error { return f.err }
 
 type noFiles struct{}
 
-func (noFiles) RecordWrite(context.Context, string, string, string, contracts.Modification) (workspace.FileMeta, error) {
+func (noFiles) Reserve(context.Context, string, string, int64) (func(), error) { return func() {}, nil }
+
+func (noFiles) RecordStored(context.Context, string, string, string, int64, contracts.Modification) (workspace.FileMeta, error) {
 	return workspace.FileMeta{}, nil
 }
 

@@ -138,6 +138,10 @@ func (s tenantStore) Put(ctx context.Context, key string, r io.Reader, size int6
 	return s.unprefixed(info), err
 }
 
+func (s tenantStore) Delete(ctx context.Context, key string) error {
+	return s.inner.Delete(ctx, s.prefix+key)
+}
+
 func (s tenantStore) Ping(ctx context.Context) error { return s.inner.Ping(ctx) }
 
 // tenantSubjects returns the request subjects of the pool: nil without tenants (the topology's

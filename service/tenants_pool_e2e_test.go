@@ -363,16 +363,19 @@ func TestTenantPermissionsProven(t *testing.T) {
 }
 
 // TestTenantStoredBytesLimits: a tenant's own buckets have the size limits of their settings, the
-// pool's own none. A file_written whose metadata no longer fits in the tenant's workspace bucket
-// is answered metadata_not_recorded (not retried, saying the bucket is full); the worker goes on
-// answering that tenant's reads and the other tenant's writes.
+// pool's own none. TENANT_WORKSPACE_MAX_BYTES holds for the content the worker stores in S3 as well
+// as the metadata: a file_written whose content no longer fits is answered payload_too_large (not
+// retried, saying nothing was stored) before anything reaches S3; an overwrite that replaces as
+// much as it adds still fits; the worker goes on answering that tenant's reads and the other
+// tenant's writes.
 func TestTenantStoredBytesLimits(t *testing.T) {
-	w, acme, globex := sharedPool(t, func(c *service.Config) { c.TenantWorkspaceMaxBytes, c.TenantHistoryMaxBytes = 2048, 4096 })
+	const limit = 16 << 10
+	w, acme, globex := sharedPool(t, func(c *service.Config) { c.TenantWorkspaceMaxBytes, c.TenantHistoryMaxBytes = limit, 4096 })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	js, _ := jetstream.New(w.Conn)
 	for stream, want := range map[string]int64{
-		"KV_WORKSPACE_FILES_acme": 2048, "KV_HISTORY_IMAGES_acme": 4096, "OBJ_HISTORY_IMAGES_BLOBS_globex": 4096,
+		"KV_WORKSPACE_FILES_acme": limit, "KV_HISTORY_IMAGES_acme": 4096, "OBJ_HISTORY_IMAGES_BLOBS_globex": 4096,
 		"KV_WORKSPACE_FILES": -1, "KV_HISTORY_IMAGES": -1, "OBJ_HISTORY_IMAGES_BLOBS": -1,
 	} {
 		s, err := js.Stream(ctx, stream)
@@ -383,27 +386,57 @@ func TestTenantStoredBytesLimits(t *testing.T) {
 			t.Errorf("%s: max bytes %d, want %d", stream, got, want)
 		}
 	}
+	content := strings.Repeat("x", 4096)
 	write := func(tc *tenantConn, path string) contracts.Reply {
-		rep, _ := tenantCall(t, tc, "", contracts.SubjectFileWritten, map[string]any{"workspace_id": "team", "path": path, "mime_type": "text/markdown", "content": "# " + path})
+		rep, _ := tenantCall(t, tc, "", contracts.SubjectFileWritten, map[string]any{"workspace_id": "team", "path": path, "mime_type": "text/plain", "content": content})
 		return rep
 	}
+	stored := func(tenant, path string) bool {
+		_, err := w.Store.Stat(ctx, contracts.TenantKeys(tenant)+objectstore.WorkspaceKey("team", path))
+		if err != nil && !errors.Is(err, objectstore.ErrNotFound) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
 	var refused *contracts.Error
-	for i := 0; i < 40 && refused == nil; i++ {
-		if rep := write(acme, fmt.Sprintf("notes/%02d.md", i)); !rep.OK {
-			refused = rep.Error
+	var refusedPath string
+	accepted := 0
+	for i := 0; i < 10 && refused == nil; i++ {
+		path := fmt.Sprintf("notes/%02d.txt", i)
+		if rep := write(acme, path); !rep.OK {
+			refused, refusedPath = rep.Error, path
+		} else {
+			accepted++
 		}
 	}
 	if refused == nil {
-		t.Fatal("40 files' metadata fit in a bucket of 2048 bytes")
+		t.Fatalf("ten files of 4 KiB fit in a workspace limit of %d bytes", limit)
 	}
-	if refused.Code != contracts.CodeMetadataNotRecorded || refused.Retryable || !strings.Contains(refused.Message, "full") {
+	if accepted*len(content) > limit || accepted < 2 {
+		t.Errorf("%d files of 4 KiB accepted under a limit of %d bytes", accepted, limit)
+	}
+	if refused.Code != contracts.CodePayloadTooLarge || refused.Retryable || refused.Field != "content" || !strings.Contains(refused.Message, "nothing was stored") {
 		t.Fatalf("the write over the limit: %+v", refused)
 	}
-	first, _ := tenantCall(t, acme, "", contracts.SubjectGetArtifact, map[string]any{"ref": refused.Ref[:strings.LastIndex(refused.Ref, ":")+1] + base64.RawURLEncoding.EncodeToString([]byte("notes/00.md")), "service_id": "text-model"})
-	if !first.OK || !strings.Contains(string(first.Result), "# notes/00.md") {
+	if stored("acme", refusedPath) {
+		t.Errorf("the refused %s is in S3", refusedPath)
+	}
+	for i := 0; i < accepted; i++ {
+		if !stored("acme", fmt.Sprintf("notes/%02d.txt", i)) {
+			t.Errorf("the accepted notes/%02d.txt is not in S3", i)
+		}
+	}
+	if rep := write(acme, "notes/00.txt"); !rep.OK {
+		t.Errorf("overwriting a file with as many bytes: %+v", rep.Error)
+	}
+	first, _ := tenantCall(t, acme, "", contracts.SubjectGetArtifact, map[string]any{"ref": refused.Ref[:strings.LastIndex(refused.Ref, ":")+1] + base64.RawURLEncoding.EncodeToString([]byte("notes/00.txt")), "service_id": "text-model"})
+	if !first.OK || !strings.Contains(string(first.Result), "xxxx") {
 		t.Fatalf("ACME's first file after the refusal: %+v %s", first.Error, first.Result)
 	}
-	if rep := write(globex, "notes/00.md"); !rep.OK {
-		t.Fatalf("GLOBEX's write: %+v", rep.Error)
+	// GLOBEX's workspace has its own limit: as many files as ACME's fit.
+	for i := 0; i < accepted; i++ {
+		if rep := write(globex, fmt.Sprintf("notes/%02d.txt", i)); !rep.OK {
+			t.Fatalf("GLOBEX's write %d: %+v", i, rep.Error)
+		}
 	}
 }

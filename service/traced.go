@@ -78,6 +78,12 @@ func (f tracedFiles) RecordWrite(ctx context.Context, workspaceID, cleanPath, mi
 	return f.MetaStore.RecordWrite(ctx, workspaceID, cleanPath, mimeType, mod)
 }
 
+func (f tracedFiles) RecordStored(ctx context.Context, workspaceID, cleanPath, mimeType string, size int64, mod contracts.Modification) (m workspace.FileMeta, err error) {
+	ctx, end := span(ctx, f.tracer, "kv "+workspace.DefaultMetaBucket+" record_write", fileAttrs(workspaceID, cleanPath)...)
+	defer func() { end(err) }()
+	return f.MetaStore.RecordStored(ctx, workspaceID, cleanPath, mimeType, size, mod)
+}
+
 func (f tracedFiles) Get(ctx context.Context, workspaceID, cleanPath string) (m workspace.FileMeta, err error) {
 	ctx, end := span(ctx, f.tracer, "kv "+workspace.DefaultMetaBucket+" get", fileAttrs(workspaceID, cleanPath)...)
 	defer func() { end(err) }()

@@ -33,6 +33,11 @@
 // recent MetaConfig.MaxModifiedBy writes (default 100) in timestamp order. Keys are
 // "{workspaceID}.{hex(sha256(path))}", valid KV keys for any path.
 //
+// With a limit (MetaConfig.MaxBytes, a tenant's TENANT_WORKSPACE_MAX_BYTES) the store also accounts
+// the workspace's bytes from the bucket itself: each record keeps the size of the content the worker
+// stored for the file's latest write, a watch sums them with the records' stored bytes, and Reserve
+// refuses content that would not fit (ErrOverLimit) before it is stored.
+//
 // # Errors
 //
 // Errors wrap the documented sentinels; match them with errors.Is. Their wire codes are mapped at

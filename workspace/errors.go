@@ -17,6 +17,7 @@ import "errors"
 //	                         fall back to the object's Content-Type); a missing object is the
 //	                         object store's not-found (artifact_not_found / file_not_found)
 //	ErrConflict           -> transient: retry the message later
+//	ErrOverLimit          -> payload_too_large (nothing stored)
 //
 // Check the path errors before ErrNotWorkspaceID: DecodeID returns ErrPathTraversal and
 // ErrInvalidPath on their own (they do not match ErrNotWorkspaceID), so that a ws: ID smuggling
@@ -51,4 +52,9 @@ var (
 	// ErrFull: the metadata bucket is at its size limit (MetaConfig.MaxBytes): JetStream refused
 	// the write. Permanent until entries are deleted or the limit raised.
 	ErrFull = errors.New("workspace: the metadata bucket is full (its size limit is reached)")
+
+	// ErrOverLimit: a write's content does not fit in the workspace's limit (MetaConfig.MaxBytes,
+	// a tenant's TENANT_WORKSPACE_MAX_BYTES): MetaStore.Reserve refused it before anything was
+	// stored. Permanent until files are removed or the limit raised.
+	ErrOverLimit = errors.New("workspace: the workspace storage limit is reached")
 )

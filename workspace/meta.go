@@ -48,6 +48,10 @@ type FileMeta struct {
 	// ModifiedBy holds the most recent writes (at most MetaConfig.MaxModifiedBy), oldest first,
 	// ordered by timestamp; writes with equal timestamps keep the order in which they were recorded.
 	ModifiedBy []contracts.Modification `json:"modifiedBy"`
+	// Size is the bytes of content the worker stored for the latest write (by the same order as
+	// MimeType), 0 when that write carried none (the runtime stored the object itself). It is
+	// what a store with a limit accounts for the file's content (see MetaStore.Reserve).
+	Size int64 `json:"size,omitempty"`
 }
 
 // record is the stored value: FileMeta plus the key's origin, so that an operator reading the bucket
@@ -70,8 +74,10 @@ type MetaConfig struct {
 	MaxAttempts int
 	// Replicas of the bucket in a NATS cluster, 1..5. Default 1.
 	Replicas int
-	// MaxBytes limits the bucket's size (a tenant's: TENANT_WORKSPACE_MAX_BYTES); a write that does
-	// not fit is ErrFull. 0 or -1: no limit.
+	// MaxBytes limits the bytes of the workspace (a tenant's: TENANT_WORKSPACE_MAX_BYTES): the
+	// content the worker stored plus the metadata, checked by Reserve before content is stored
+	// (ErrOverLimit), and the bucket's own size (a metadata write over it is ErrFull). 0 or -1: no
+	// limit.
 	MaxBytes int64
 }
 
@@ -114,8 +120,9 @@ func (c MetaConfig) Validate() error {
 // both fit the KV key alphabet [-/_=.a-zA-Z0-9], and the key is at most 193 bytes whatever the
 // path. The value is the JSON of FileMeta plus "workspaceId" and "path".
 type MetaStore struct {
-	kv  jetstream.KeyValue
-	cfg MetaConfig
+	kv    jetstream.KeyValue
+	cfg   MetaConfig
+	usage *usage // nil without a limit
 
 	// testHookBeforeCAS, when set by a test, runs between reading a record and writing it back.
 	testHookBeforeCAS func()
@@ -144,7 +151,13 @@ func NewMetaStore(ctx context.Context, js jetstream.JetStream, cfg MetaConfig) (
 	if err != nil {
 		return nil, fmt.Errorf("workspace: metadata bucket %s: %w", cfg.Bucket, err)
 	}
-	return &MetaStore{kv: kv, cfg: cfg}, nil
+	s := &MetaStore{kv: kv, cfg: cfg}
+	if cfg.MaxBytes > 0 {
+		if s.usage, err = watchUsage(ctx, kv, cfg.Bucket, cfg.MaxBytes); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // metaKey returns the KV key of a file (see MetaStore).
@@ -178,7 +191,16 @@ func checkFile(workspaceID, relPath string) (string, error) {
 //
 // A write whose mod.RequestID is already among the ModifiedBy entries is not recorded again (a
 // redelivered event); the current metadata is returned.
+//
+// RecordWrite records a write whose content the worker did not store (Size 0); RecordStored one
+// whose content of size bytes it did.
 func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mimeType string, mod contracts.Modification) (FileMeta, error) {
+	return s.RecordStored(ctx, workspaceID, cleanPath, mimeType, 0, mod)
+}
+
+// RecordStored is RecordWrite for a write whose content of size bytes the worker stored: the
+// record's Size follows the latest write, like its MimeType.
+func (s *MetaStore) RecordStored(ctx context.Context, workspaceID, cleanPath, mimeType string, size int64, mod contracts.Modification) (FileMeta, error) {
 	p, err := checkFile(workspaceID, cleanPath)
 	if err != nil {
 		return FileMeta{}, err
@@ -196,7 +218,7 @@ func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mim
 		entry, err := s.kv.Get(ctx, key)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
-			rec := record{WorkspaceID: workspaceID, Path: p, FileMeta: newMeta(mimeType, mod)}
+			rec := record{WorkspaceID: workspaceID, Path: p, FileMeta: newMeta(mimeType, size, mod)}
 			data, err := json.Marshal(rec)
 			if err != nil {
 				return FileMeta{}, fmt.Errorf("workspace: encode metadata of %s: %w", key, err)
@@ -219,7 +241,7 @@ func (s *MetaStore) RecordWrite(ctx context.Context, workspaceID, cleanPath, mim
 			if rec.FileMeta.Recorded(mod.RequestID) {
 				return rec.FileMeta, nil
 			}
-			rec.FileMeta = apply(rec.FileMeta, mimeType, mod, s.cfg.MaxModifiedBy)
+			rec.FileMeta = apply(rec.FileMeta, mimeType, size, mod, s.cfg.MaxModifiedBy)
 			data, err := json.Marshal(rec)
 			if err != nil {
 				return FileMeta{}, fmt.Errorf("workspace: encode metadata of %s: %w", key, err)
@@ -253,9 +275,10 @@ func full(bucket string, err error) error {
 }
 
 // newMeta returns the metadata of a file after its first write.
-func newMeta(mimeType string, mod contracts.Modification) FileMeta {
+func newMeta(mimeType string, size int64, mod contracts.Modification) FileMeta {
 	return FileMeta{
 		MimeType:   mimeType,
+		Size:       size,
 		CreatedAt:  mod.Timestamp,
 		UpdatedAt:  mod.Timestamp,
 		ModifiedBy: []contracts.Modification{mod},
@@ -264,10 +287,10 @@ func newMeta(mimeType string, mod contracts.Modification) FileMeta {
 
 // apply returns m with one more write recorded (see RecordWrite). m is not shared, so its slice is
 // reused.
-func apply(m FileMeta, mimeType string, mod contracts.Modification, maxModifiedBy int) FileMeta {
+func apply(m FileMeta, mimeType string, size int64, mod contracts.Modification, maxModifiedBy int) FileMeta {
 	// ModifiedBy is kept in write order, so its last entry is the latest write so far.
 	if n := len(m.ModifiedBy); n == 0 || compareWrites(mod, m.ModifiedBy[n-1]) >= 0 {
-		m.MimeType = mimeType
+		m.MimeType, m.Size = mimeType, size
 	}
 	if mod.Timestamp.After(m.UpdatedAt) {
 		m.UpdatedAt = mod.Timestamp

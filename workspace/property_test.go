@@ -335,9 +335,9 @@ func TestPropertyApplyConverges(t *testing.T) {
 			}
 		}
 		record := func(ws []write) FileMeta {
-			m := newMeta(ws[0].mime, ws[0].mod)
+			m := newMeta(ws[0].mime, 0, ws[0].mod)
 			for _, w := range ws[1:] {
-				m = apply(m, w.mime, w.mod, maxN)
+				m = apply(m, w.mime, 0, w.mod, maxN)
 			}
 			return m
 		}
