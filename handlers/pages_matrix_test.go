@@ -42,7 +42,8 @@ var pdfCases = map[string]pdfCase{
 // vector chart without text, a scanned page without a text layer, a rotated page, an encrypted
 // file, 300 pages, a broken file), asked for by a model that reads images but takes no PDF, one
 // that takes PDFs and a text-only one, in every dialect. The first gets the pages (each page's
-// name and text layer, then its image, in order; the left-out pages named) or a description
+// name and text layer, then its image, in order; the left-out pages named; usage by the provider's
+// formula per page) or a description
 // saying why there are none; the other two get exactly what a worker without the renderer
 // answers (the PDF-reading model the file itself, unchanged).
 //
@@ -145,6 +146,17 @@ func TestEveryPDFForEveryKindOfModelInEveryDialect(t *testing.T) {
 				}
 				if name == "report.pdf" && (!strings.Contains(texts[0], "\nText layer:\n") || !strings.Contains(texts[0], "Revenue grew by 12 percent")) {
 					t.Errorf("report page 1: %q", texts[0])
+				}
+				// usage counts each page by the provider's formula (the dialect's, without a registry), plus
+				// the texts (at most a token a byte).
+				var imageTokens, textBytes int64 = 0, int64(len(res.Content))
+				for _, img := range p.Images {
+					imageTokens += routing.ImageTokens(img.ImageProcessing.Sent.Width, img.ImageProcessing.Sent.Height, res.Usage.Basis)
+					textBytes += int64(len(img.Text))
+				}
+				if wantBasis := routing.TokenRule(dialect, routing.DefaultFormats()); res.Usage.Basis != wantBasis || imageTokens == 0 ||
+					res.Usage.InputTokens < imageTokens || res.Usage.InputTokens > imageTokens+textBytes {
+					t.Errorf("usage %+v: the pages cost %d tokens by %s's formula, the texts %d bytes", res.Usage, imageTokens, wantBasis, textBytes)
 				}
 				sent := p.Images[0].ImageProcessing.Sent
 				if want.format == "" && (sent.Format == "png" || sent.Format == "jpeg") {
