@@ -43,9 +43,8 @@ var pdfCases = map[string]pdfCase{
 // file, 300 pages, a broken file), asked for by a model that reads images but takes no PDF, one
 // that takes PDFs and a text-only one, in every dialect. The first gets the pages (each page's
 // name and text layer, then its image, in order; the left-out pages named; usage by the provider's
-// formula per page) or a description
-// saying why there are none; the other two get exactly what a worker without the renderer
-// answers (the PDF-reading model the file itself, unchanged).
+// formula per page) or a description saying why there are none; the other two get exactly what a
+// worker without the renderer answers (the PDF-reading model the file itself, unchanged).
 //
 //	go test -run TestEveryPDFForEveryKindOfModelInEveryDialect ./handlers/
 func TestEveryPDFForEveryKindOfModelInEveryDialect(t *testing.T) {
