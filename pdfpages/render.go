@@ -190,7 +190,8 @@ type Options struct {
 type Page struct {
 	// Number is the page's number, 1-based.
 	Number int
-	// Image is the encoded page (PNG, or JPEG for a scan), fitted to Options.Target.
+	// Image is the encoded page (PNG, or JPEG where that is smaller: imaging.Encode), fitted to
+	// Options.Target.
 	Image imaging.Result
 	// Text is the page's text layer ("" for a scan or a drawing), at most MaxPageText characters.
 	Text string

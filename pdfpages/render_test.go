@@ -91,7 +91,7 @@ func TestRenderChartHasNoTextButInk(t *testing.T) {
 	}
 }
 
-func TestRenderScanIsJPEGWithoutText(t *testing.T) {
+func TestRenderScanHasNoText(t *testing.T) {
 	doc, err := render(t, testfiles.PDFFile("scanned.pdf"), pdfpages.Options{Target: claudeLike})
 	if err != nil {
 		t.Fatal(err)
