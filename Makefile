@@ -56,7 +56,8 @@ py-deps:
 ##   race:        go vet, the race-enabled unit and e2e tests of every package but integration/
 ##                (their MinIO and versitygw installed on demand by internal/testing/miniotest);
 ##   integration: the tools, npm and python3 installs, then `make integration`, deploy-check, sdk-check,
-##                and the versitygw pass of service (off the race lane, the longest);
+##                the versitygw pass of service (off the race lane, the longest), and the pdfpages test
+##                that compiles the renderer's module cold (about 50 s under -race, 5 s without);
 ##   image:       buildah installed meanwhile, then image-check once the integration lane is done.
 ## Most of these tests wait on processes, sockets and timers more than they compute: one after the
 ## other they kept one of two cores busy on average (BENCHMARKS.md, "Gates").
@@ -81,6 +82,7 @@ test-integration-lane: tool-minio tool-natscli tool-versitygw js-deps mcp-deps p
 	$(DEPLOY_CHECK)
 	$(SDK_CHECK)
 	S3_TEST_SERVER=versitygw $(GO) test -race -count=1 -timeout 15m -run '^(TestGetArtifact|TestWorkspace)' ./service
+	$(GO) test -count=1 -timeout 5m -run '^TestRestartReadsTheCompiledModule$$' ./pdfpages
 
 test-image-lane: test-integration-lane buildah-install
 	$(IMAGE_CHECK)
