@@ -4,7 +4,7 @@ BIN      := bin
 TOOLS    := $(CURDIR)/.tools
 export GOFLAGS := -buildvcs=false
 
-.PHONY: all build run check test unit integration deploy-check sdk-check image image-check fuzz bench bench-floor soak lint tools js-deps mcp-deps py-deps clean
+.PHONY: all build run check test unit integration deploy-check sdk-check image image-check fuzz bench footprint bench-floor soak lint tools js-deps mcp-deps py-deps clean
 .PHONY: tool-minio tool-versitygw tool-natscli buildah-install test-lanes test-race-lane test-integration-lane test-image-lane
 
 all: lint test
@@ -150,6 +150,13 @@ fuzz:
 bench: tools
 	./scripts/install-poppler.sh
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s -timeout 30m ./bench/... ./handlers/... ./routing/... ./historyimage/... ./imaging/... ./extract/... ./llmservices/... ./pdfpages/...
+
+## footprint: the static binary's size, start to ready and idle RSS of `worker run` for two builds side
+## by side (scripts/footprint.sh): FOOTPRINT_BASE (default ff722b1^, the commit before the PDF renderer)
+## against HEAD, three starts each. Not part of `make test`.
+FOOTPRINT_BASE ?= ff722b1^
+footprint:
+	./scripts/footprint.sh '$(FOOTPRINT_BASE)' 3 20
 
 ## bench-floor: the worker (`worker run`) against a hand-built pipeline (bench/floor/cmd/floor), both
 ## separate processes on one nats-server process (built from go.mod's version) and one MinIO; not part
