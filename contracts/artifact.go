@@ -269,8 +269,8 @@ type PageImage struct {
 	// text layer when it has one.
 	Text     string       `json:"text"`
 	ImageURL ImageURLPart `json:"imageUrl"`
-	// The rendered page as sent: format (png, or jpeg for a scan), pixels and bytes (original:
-	// the page as drawn).
+	// The rendered page as sent: format (png, or jpeg where that is smaller), pixels and bytes
+	// (original: the page as drawn).
 	ImageProcessing ImageProcessing `json:"imageProcessing"`
 }
 

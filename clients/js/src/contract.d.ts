@@ -430,8 +430,8 @@ export interface PageImage {
   text: string;
   imageUrl: ImageURLPart;
   /**
-   * The rendered page as sent: format (png, or jpeg for a scan), pixels and bytes (original: the
-   * page as drawn).
+   * The rendered page as sent: format (png, or jpeg where that is smaller), pixels and bytes
+   * (original: the page as drawn).
    */
   imageProcessing: ImageProcessing;
 }

@@ -404,8 +404,8 @@ class PageImage(TypedDict):
     #: text layer when it has one.
     text: str
     imageUrl: ImageURLPart
-    #: The rendered page as sent: format (png, or jpeg for a scan), pixels and bytes (original: the
-    #: page as drawn).
+    #: The rendered page as sent: format (png, or jpeg where that is smaller), pixels and bytes
+    #: (original: the page as drawn).
     imageProcessing: ImageProcessing
 
 
