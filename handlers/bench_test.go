@@ -8,8 +8,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/handlers"
@@ -17,6 +20,7 @@ import (
 	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/objectstore"
+	"github.com/agentworks/artifact-worker/pdfpages/pdfpagestest"
 )
 
 // BenchmarkGetArtifactLargeImage measures one get_artifact of a ~23 MB PNG for a vision model, from
@@ -141,4 +145,62 @@ func BenchmarkGetHistoryImage(b *testing.B) {
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(tt.png)), "alloc-bytes/image-byte")
 		})
 	}
+}
+
+// BenchmarkGetArtifact20Pages measures the whole answer of a get_artifact of a 50-page PDF for a model
+// that reads images but takes no PDF (capabilities text and vision, the Anthropic dialect's image
+// limits): the store read, pages 1-20 drawn and encoded with their text layers, the result assembled
+// and encoded. In the same loop pdftoppm draws the same 20 pages at the same pixel size as PNG, so
+// x-pdftoppm (the answer's time over pdftoppm's) is a ratio of one run.
+func BenchmarkGetArtifact20Pages(b *testing.B) {
+	ctx := context.Background()
+	path, err := filepath.Abs("../extract/testdata/long.pdf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store, err := objectstore.NewLocal(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := store.Put(ctx, objectstore.ArtifactKey("long.pdf"), bytes.NewReader(data), int64(len(data)), "application/pdf", map[string]string{"filename": "long.pdf"}); err != nil {
+		b.Fatal(err)
+	}
+	renderer := pdfpagestest.Renderer(b)
+	if err := renderer.Wait(ctx); err != nil {
+		b.Fatal(err)
+	}
+	h := &handlers.GetArtifact{Blobs: store, MaxSize: 20 << 20, Pages: renderer}
+	body, _ := json.Marshal(map[string]any{"request_id": "b", "ref": "long.pdf", "capabilities": []string{"text", "vision"}, "dialect": "anthropic"})
+	answer := func() contracts.GetArtifactResult {
+		out, err := h.Handle(ctx, handling.Request{RequestID: "b", Body: body})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var res contracts.GetArtifactResult
+		if err := json.Unmarshal(out.(handling.Encoded), &res); err != nil {
+			b.Fatal(err)
+		}
+		return res
+	}
+	res := answer()
+	if res.Pages == nil || len(res.Pages.Images) != 20 {
+		b.Fatalf("routing %s: want 20 page images, got %+v", res.Routing, res.Pages)
+	}
+	sent := res.Pages.Images[0].ImageProcessing.Sent
+	var worker, anchor time.Duration
+	for b.Loop() {
+		start := time.Now()
+		answer()
+		mid := time.Now()
+		pdfpagestest.Pdftoppm(b, path, 1, 20, sent.Width, sent.Height)
+		worker, anchor = worker+mid.Sub(start), anchor+time.Since(mid)
+	}
+	b.ReportMetric(float64(worker.Milliseconds())/float64(b.N), "answer-ms")
+	b.ReportMetric(float64(anchor.Milliseconds())/float64(b.N), "pdftoppm-ms")
+	b.ReportMetric(float64(worker)/float64(anchor), "x-pdftoppm")
+	b.ReportMetric(float64(sent.Width*sent.Height)/1e6, "MP/page")
 }

@@ -3,9 +3,7 @@ package pdfpages_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -117,18 +115,10 @@ func BenchmarkPdftoppm20Pages(b *testing.B) {
 // pdftoppm runs pdftoppm on pages first..last of in, drawn at w x h pixels, as PNG.
 func pdftoppm(b *testing.B, in string, first, last, w, h int) {
 	b.Helper()
-	bin, err := exec.LookPath("pdftoppm")
-	if err != nil {
-		b.Skip("pdftoppm is not installed (scripts/install-poppler.sh)")
-	}
-	out := filepath.Join(b.TempDir(), "page")
 	cpu := cpuTime()
 	defer reportCPU(b, cpu)
 	for b.Loop() {
-		cmd := exec.Command(bin, "-png", "-scale-to-x", strconv.Itoa(w), "-scale-to-y", strconv.Itoa(h), "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), in, out)
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("pdftoppm: %v: %s", err, msg)
-		}
+		pdfpagestest.Pdftoppm(b, in, first, last, w, h)
 	}
 }
 

@@ -5,7 +5,9 @@ package pdfpagestest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -37,4 +39,20 @@ func Renderer(tb testing.TB) *pdfpages.Renderer {
 		tb.Fatal(err)
 	}
 	return renderer
+}
+
+// Pdftoppm draws pages first..last of the PDF at path in as PNG with pdftoppm (poppler-utils, the
+// benchmarks' anchor) at w x h pixels, into a temporary directory, once. The benchmark is skipped
+// when pdftoppm is not installed (scripts/install-poppler.sh installs it).
+func Pdftoppm(b *testing.B, in string, first, last, w, h int) {
+	b.Helper()
+	bin, err := exec.LookPath("pdftoppm")
+	if err != nil {
+		b.Skip("pdftoppm is not installed (scripts/install-poppler.sh)")
+	}
+	out := filepath.Join(b.TempDir(), "page")
+	cmd := exec.Command(bin, "-png", "-scale-to-x", strconv.Itoa(w), "-scale-to-y", strconv.Itoa(h), "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), in, out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("pdftoppm: %v: %s", err, msg)
+	}
 }
