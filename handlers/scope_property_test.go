@@ -2,10 +2,15 @@ package handlers_test
 
 import (
 	"context"
+	"crypto/md5"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +18,9 @@ import (
 
 	"github.com/agentworks/artifact-worker/handlers"
 	"github.com/agentworks/artifact-worker/handling"
+	"github.com/agentworks/artifact-worker/historyimage"
 	"github.com/agentworks/artifact-worker/internal/testing/natstest"
+	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 	"github.com/agentworks/artifact-worker/objectstore"
 	"github.com/agentworks/artifact-worker/scope"
 	"github.com/agentworks/artifact-worker/workspace"
@@ -21,18 +28,20 @@ import (
 
 // The objects of the scope property test: artifact ids (some the prefix of another) and workspace
 // files (workspaces whose names differ by a case, a separator or a suffix, the same path in
-// several). Each object's content names its key, so an answer shows which object it read.
+// several, paths with blanks, non-ASCII and URL characters). Each object's content names its key,
+// so an answer shows which object it read.
 var (
 	oracleArtifacts  = []string{"a-1", "a-12", "b-1", "run-x", "A-1", "ws-like"}
 	oracleWorkspaces = []string{"team-a", "team-b", "team_a", "A", "team-ab"}
-	oraclePaths      = []string{"notes/plan.md", "secrets/plan.md", "x.txt"}
+	oraclePaths      = []string{"notes/plan.md", "secrets/plan.md", "x.txt", "dir with space/ü ñ (1).md", "100%#?&=;.txt", "-dash/a:b.md", ".hidden"}
 )
 
 // scopeOracle decides, apart from the code under test, whether ref is inside the scope header: a
 // workspace file ("ws:W:...", also spelled "artifact:ws:W:...") when its workspace W is named by a
-// ws: entry; any other artifact when an artifact: entry's prefix starts its id; everything for "*".
+// ws: entry; any other artifact when an artifact: entry's prefix starts its id; everything for "*"
+// and for no header at all (header "").
 func scopeOracle(header, ref string) bool {
-	if header == "*" {
+	if header == "" || strings.Trim(header, " \t") == "*" {
 		return true
 	}
 	id := strings.TrimPrefix(ref, "artifact:")
@@ -41,7 +50,7 @@ func scopeOracle(header, ref string) bool {
 		ws, _, _ = strings.Cut(ws, ":")
 	}
 	for _, entry := range strings.Split(header, ",") {
-		entry = strings.TrimSpace(entry)
+		entry = strings.Trim(entry, " \t")
 		if name, ok := strings.CutPrefix(entry, "ws:"); ok && isWorkspace && name == ws {
 			return true
 		}
@@ -99,22 +108,121 @@ func (r oracleReaders) answers(t *testing.T, ctx context.Context, ref string) [3
 	return a
 }
 
+// scopeDraws draws scope headers and references from one deterministic source.
+type scopeDraws struct{ r *rand.Rand }
+
+func (d scopeDraws) pick(s []string) string { return s[d.r.IntN(len(s))] }
+
+// blank is nothing, a space or a tab, or a few of them: what Parse trims around an entry.
+func (d scopeDraws) blank() string {
+	return d.pick([]string{"", "", "", " ", "\t", "  ", " \t "})
+}
+
+// header draws a scope header: "" (no header: the request is unscoped), "*", or one to three ws:
+// and artifact: entries (stored and other workspaces, prefixes of stored ids of every length), with
+// blanks around the entries and now and then an entry twice.
+func (d scopeDraws) header() string {
+	switch d.r.IntN(16) {
+	case 0:
+		return ""
+	case 1:
+		return d.blank() + "*" + d.blank()
+	}
+	var entries []string
+	for n := 1 + d.r.IntN(3); n > 0; n-- {
+		if d.r.IntN(2) == 0 {
+			entries = append(entries, "ws:"+d.pick(append(oracleWorkspaces, "team-c", "team")))
+		} else {
+			id := []rune(d.pick(append(oracleArtifacts, "zz")))
+			entries = append(entries, "artifact:"+string(id[:d.r.IntN(len(id)+1)])+"*")
+		}
+	}
+	return d.respell(entries)
+}
+
+// respell writes entries as a header: shuffled, one of them perhaps repeated, blanks around each.
+func (d scopeDraws) respell(entries []string) string {
+	entries = slices.Clone(entries)
+	if d.r.IntN(4) == 0 {
+		entries = append(entries, d.pick(entries))
+	}
+	d.r.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+	for i, e := range entries {
+		entries[i] = d.blank() + e + d.blank()
+	}
+	return strings.Join(entries, ",")
+}
+
+// ref draws a reference in every spelling get_artifact and metadata take.
+func (d scopeDraws) ref() string {
+	enc := base64.RawURLEncoding.EncodeToString
+	switch d.r.IntN(8) {
+	case 0, 1: // an artifact id: stored, a prefix or extension of one, a case variant
+		id := d.pick(append(oracleArtifacts, "a-", "a-123", "a-2", "b", "RUN-X", "ws", "artifact:a-1"))
+		if d.r.IntN(2) == 0 {
+			return "artifact:" + id
+		}
+		return id
+	case 7: // malformed
+		return d.pick([]string{"", "ws:team-a", "ws::" + enc([]byte("x.txt")), "ws:team-a:" + enc([]byte("../team-b/x.txt")),
+			"ws:team a:" + enc([]byte("x.txt")), "a/b", "..", "artifact:", "ws:team-a:!!", "ws:team-a:" + enc([]byte("/x.txt")),
+			"ws:team-a:" + base64.URLEncoding.EncodeToString([]byte("x.txt")), "ws:team-a:" + base64.StdEncoding.EncodeToString([]byte("100%#?&=;.txt")),
+			"ws:" + strings.Repeat("w", 129) + ":" + enc([]byte("x.txt")), "a\x00b"})
+	default: // a workspace file: stored or not, its path spelled as stored or cleaning to it
+		ws := d.pick(append(oracleWorkspaces, "team-c", "TEAM-A", "team", "a"))
+		p := d.pick(append(oraclePaths, "missing.md", "./x.txt", "notes//plan.md", "notes/../x.txt", `secrets\plan.md`, "dir with space/./ü ñ (1).md"))
+		ref := "ws:" + ws + ":" + enc([]byte(p))
+		if d.r.IntN(3) == 0 {
+			return "artifact:" + ref
+		}
+		return ref
+	}
+}
+
+// withHeader is ctx with the scope of header, ctx itself for "" (no header).
+func withHeader(t *testing.T, ctx context.Context, header string) context.Context {
+	t.Helper()
+	if header == "" {
+		return ctx
+	}
+	sc, err := scope.Parse(header)
+	if err != nil {
+		t.Fatalf("scope %q: %v", header, err)
+	}
+	return scope.With(ctx, sc)
+}
+
 // TestPropertyScopeThroughHandlers draws scopes and references and sends each reference, under each
 // scope, through every read path of the handlers (tool.get_artifact, artifact.metadata, the HTTP
-// content lookup) and through workspace.file_written, against an oracle written apart from the code:
+// content lookup), through tool.get_history_image and through workspace.file_written, against an
+// oracle written apart from the code:
 //
 //   - a reference inside the scope is answered exactly as without a scope;
 //   - a reference outside it is answered exactly as the same reference is answered by a store that
 //     does not hold it (not found, word for word), and a refusal is recorded for the operator;
 //   - an answer only ever carries the content of an object inside the scope;
+//   - a history image is found only by a request whose scope names the same entries as the one
+//     that cached it (or both read everything): then it is answered as without scopes, else as an
+//     image never cached;
 //   - a write outside the scope is permission_denied and stores nothing; inside, it is stored.
 //
 // References come in every spelling (a bare id, artifact:{id}, ws:{workspace}:{path},
-// artifact:ws:..., paths that clean to a stored one, ids and workspaces that are prefixes or case
-// variants of stored ones, malformed ones); scopes are "*" or lists of ws: and artifact: entries.
+// artifact:ws:..., paths with spaces, non-ASCII and URL characters, paths that clean to a stored
+// one, ids and workspaces that are prefixes or case variants of stored ones, malformed ones; image
+// ids bare, upper-case, history_ and placeholder spellings); scopes are no header, "*" or lists of
+// ws: and artifact: entries, with blanks and repeats.
 //
 //	go test -run TestPropertyScopeThroughHandlers ./handlers/
 func TestPropertyScopeThroughHandlers(t *testing.T) {
+	t.Parallel()
+	t.Run("reads", testScopeReads)
+	t.Run("get_history_image", testScopeHistoryImages)
+	t.Run("file_written", testScopeWrites)
+}
+
+// testScopeReads: 2,000 drawn scopes and references on get_artifact, metadata and the content
+// lookup.
+func testScopeReads(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	full, err := objectstore.NewLocal(t.TempDir())
@@ -142,55 +250,12 @@ func TestPropertyScopeThroughHandlers(t *testing.T) {
 	}
 	stored, none := newOracleReaders(t, full), newOracleReaders(t, empty)
 
-	r := rand.New(rand.NewPCG(26, 2))
-	pick := func(s []string) string { return s[r.IntN(len(s))] }
-	enc := base64.RawURLEncoding.EncodeToString
-	drawRef := func() string {
-		switch r.IntN(8) {
-		case 0, 1: // an artifact id: stored, a prefix or extension of one, a case variant
-			id := pick(append(oracleArtifacts, "a-", "a-123", "a-2", "b", "RUN-X", "ws"))
-			if r.IntN(2) == 0 {
-				return "artifact:" + id
-			}
-			return id
-		case 7: // malformed
-			return pick([]string{"", "ws:team-a", "ws::" + enc([]byte("x.txt")), "ws:team-a:" + enc([]byte("../team-b/x.txt")),
-				"ws:team a:" + enc([]byte("x.txt")), "a/b", "..", "artifact:", "ws:team-a:!!", "artifact:artifact:a-1"})
-		default: // a workspace file: stored or not, its path spelled as stored or cleaning to it
-			ws := pick(append(oracleWorkspaces, "team-c", "TEAM-A", "team"))
-			p := pick(append(oraclePaths, "missing.md", "./x.txt", "notes//plan.md", "notes/../x.txt", `secrets\plan.md`))
-			ref := "ws:" + ws + ":" + enc([]byte(p))
-			if r.IntN(3) == 0 {
-				return "artifact:" + ref
-			}
-			return ref
-		}
-	}
-	drawScope := func() string {
-		if r.IntN(12) == 0 {
-			return "*"
-		}
-		var entries []string
-		for n := 1 + r.IntN(3); n > 0; n-- {
-			if r.IntN(2) == 0 {
-				entries = append(entries, "ws:"+pick(append(oracleWorkspaces, "team-c", "team")))
-			} else {
-				id := []rune(pick(append(oracleArtifacts, "zz")))
-				entries = append(entries, "artifact:"+string(id[:r.IntN(len(id)+1)])+"*")
-			}
-		}
-		return strings.Join(entries, strings.Repeat(" ", r.IntN(2))+",")
-	}
-
+	d := scopeDraws{rand.New(rand.NewPCG(26, 2))}
 	const draws = 2000
 	var inside, outside, refused, read int
 	for i := range draws {
-		header, ref := drawScope(), drawRef()
-		sc, err := scope.Parse(header)
-		if err != nil {
-			t.Fatalf("draw %d: scope %q: %v", i, header, err)
-		}
-		scoped := scope.With(ctx, sc)
+		header, ref := d.header(), d.ref()
+		scoped := withHeader(t, ctx, header)
 		got := stored.answers(t, scoped, ref)
 		in := scopeOracle(header, ref)
 		want := none.answers(t, ctx, ref)
@@ -231,40 +296,179 @@ func TestPropertyScopeThroughHandlers(t *testing.T) {
 		t.Fatalf("%d draws inside the scope (%d read a stored object), %d outside: the draws do not exercise every case", inside, read, outside)
 	}
 	t.Logf("%d draws: %d inside the scope (%d read a stored object), %d outside (%d refusals recorded)", draws, inside, read, outside, refused)
+}
 
-	// Writes: file_written under drawn scopes stores inside the scope and nothing outside.
-	js, _ := jetstream.New(natstest.Connect(t, natstest.Start(t)))
+// sameScope is the oracle of the history image cache: an image cached by a request is found by a
+// later one when both read everything (no header, or "*") or both headers name the same entries,
+// whatever their order, blanks and repeats.
+func sameScope(a, b string) bool {
+	entries := func(h string) string {
+		if h == "" || strings.Trim(h, " \t") == "*" {
+			return "*"
+		}
+		var es []string
+		for _, e := range strings.Split(h, ",") {
+			es = append(es, strings.Trim(e, " \t"))
+		}
+		slices.Sort(es)
+		return strings.Join(slices.Compact(es), ",")
+	}
+	return entries(a) == entries(b)
+}
+
+// testScopeHistoryImages: media cached under drawn scopes, fetched with get_history_image under
+// 600 drawn scopes (half of them the caching scope spelled another way) and image ids.
+func testScopeHistoryImages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	js, err := jetstream.New(natstest.Connect(t, natstest.Start(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three caches apart: media cached under the drawn scopes, the same media cached without a
+	// scope (the answer inside), and none (the answer outside).
+	cache := func(name string) *historyimage.Cache {
+		c, err := historyimage.NewCache(ctx, js, historyimage.CacheConfig{KVBucket: name + "_kv", ObjectBucket: name + "_obj"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	scoped, unscoped, none := cache("scoped"), cache("unscoped"), cache("none")
+
+	d := scopeDraws{rand.New(rand.NewPCG(26, 3))}
+	type medium struct {
+		md5, header string
+		img         historyimage.Image
+	}
+	var media []medium
+	for i := range 8 {
+		data := testfiles.PNG(8+i, 8)
+		mime := "image/png"
+		if i%4 == 3 {
+			data, mime = []byte("a text file of the history, "+strings.Repeat("x", i)), "text/plain"
+		}
+		sum := md5.Sum(data)
+		m := medium{md5: hex.EncodeToString(sum[:]), header: d.header(), img: historyimage.Image{Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}}
+		if err := scoped.Put(withHeader(t, ctx, m.header), m.md5, m.img); err != nil {
+			t.Fatal(err)
+		}
+		if err := unscoped.Put(ctx, m.md5, m.img); err != nil {
+			t.Fatal(err)
+		}
+		media = append(media, m)
+	}
+	answer := func(c *historyimage.Cache, ctx context.Context, id string) string {
+		idJSON, _ := json.Marshal(id)
+		out, err := (&handlers.GetHistoryImage{Cache: c}).Handle(ctx, handling.Request{RequestID: "h", Body: []byte(`{"request_id":"h","image_md5":` + string(idJSON) + `}`)})
+		if err != nil {
+			e, _ := handlers.MapError(err)
+			b, _ := json.Marshal(e)
+			return "error " + string(b)
+		}
+		b, _ := json.Marshal(out)
+		return string(b)
+	}
+
+	const draws = 600
+	var found, hidden int
+	for i := range draws {
+		m := media[d.r.IntN(len(media))]
+		header := d.header()
+		if d.r.IntN(2) == 0 && m.header != "" && strings.Trim(m.header, " \t") != "*" {
+			header = d.respell(strings.Split(m.header, ","))
+		}
+		id := d.pick([]string{m.md5, strings.ToUpper(m.md5), "history_" + m.md5, historyimage.Placeholder(m.md5),
+			" " + historyimage.FilePlaceholder(m.md5) + " ", m.md5[:16], strings.Repeat("0", 32), "history_xyz", "1234567"})
+		got := answer(scoped, withHeader(t, ctx, header), id)
+		in := sameScope(header, m.header)
+		want := answer(none, ctx, id)
+		if in {
+			want = answer(unscoped, ctx, id)
+		}
+		if got != want {
+			t.Fatalf("draw %d: image cached under scope %q, fetched as %q under scope %q (same scope: %v): answered\n%.600s\nwant\n%.600s", i, m.header, id, header, in, got, want)
+		}
+		switch cached := !strings.HasPrefix(answer(unscoped, ctx, id), "error"); {
+		case cached && in:
+			found++
+		case cached:
+			hidden++
+		}
+	}
+	if found < draws/10 || hidden < draws/10 {
+		t.Fatalf("%d draws named a cached medium under its scope, %d under another: the draws do not exercise both", found, hidden)
+	}
+	t.Logf("%d draws: a cached medium named under its scope %d times, under another %d times", draws, found, hidden)
+}
+
+// testScopeWrites: 120 file_written calls under drawn scopes.
+func testScopeWrites(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	js, err := jetstream.New(natstest.Connect(t, natstest.Start(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	files, err := workspace.NewMetaStore(ctx, js, workspace.MetaConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wstore, err := objectstore.NewLocal(t.TempDir())
+	dir := t.TempDir()
+	wstore, err := objectstore.NewLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fw := &handlers.FileWritten{Blobs: wstore, Files: files, MaxSize: 1 << 20}
-	for i := range 60 {
-		header, ws := drawScope(), pick(append(oracleWorkspaces, "team-c"))
-		sc, _ := scope.Parse(header)
-		p := "w" + strings.Repeat("x", i%3) + "/" + string(rune('a'+i%26)) + ".txt"
+	d := scopeDraws{rand.New(rand.NewPCG(26, 4))}
+	var inside, outside int
+	for i := range 120 {
+		header, ws := d.header(), d.pick(append(oracleWorkspaces, "team-c", "team"))
+		p := d.pick(oraclePaths) + "." + string(rune('a'+i%26)) + strings.Repeat("x", i/26)
 		body, _ := json.Marshal(map[string]string{"request_id": "w", "workspace_id": ws, "path": p, "mime_type": "text/plain", "agent_id": "agent", "content": base64.StdEncoding.EncodeToString([]byte("hello"))})
-		_, err := fw.Handle(scope.With(ctx, sc), handling.Request{RequestID: "w", Body: body})
+		scoped := withHeader(t, ctx, header)
+		_, err := fw.Handle(scoped, handling.Request{RequestID: "w", Body: body})
 		_, statErr := wstore.Stat(ctx, objectstore.WorkspaceKey(ws, p))
-		in := scopeOracle(header, "ws:"+ws+":"+enc([]byte(p)))
+		_, metaErr := files.Get(ctx, ws, p)
+		in := scopeOracle(header, "ws:"+ws+":"+base64.RawURLEncoding.EncodeToString([]byte(p)))
 		switch {
-		case in && (err != nil || statErr != nil):
-			t.Fatalf("write %d: scope %q, workspace %s is inside: err %v, stored: %v", i, header, ws, err, statErr)
-		case !in && err == nil:
+		case in && (err != nil || statErr != nil || metaErr != nil):
+			t.Fatalf("write %d: scope %q, workspace %s is inside: err %v, stored: %v, recorded: %v", i, header, ws, err, statErr, metaErr)
+		case in:
+			inside++
+			if r := scope.Refused(scoped); r != nil {
+				t.Fatalf("write %d: scope %q, workspace %s is inside, yet a refusal was recorded: %+v", i, header, ws, r)
+			}
+		case err == nil:
 			t.Fatalf("write %d: scope %q, workspace %s is outside, yet the write was accepted", i, header, ws)
-		case !in:
+		default:
+			outside++
 			if e, _ := handlers.MapError(err); e.Code != "permission_denied" {
 				t.Fatalf("write %d: scope %q, workspace %s: %s, want permission_denied", i, header, ws, e.Code)
 			}
-			if statErr == nil {
-				t.Fatalf("write %d: scope %q, workspace %s is outside, yet %s was stored", i, header, ws, p)
+			if statErr == nil || metaErr == nil {
+				t.Fatalf("write %d: scope %q, workspace %s is outside, yet %s was stored (object: %v, record: %v)", i, header, ws, p, statErr == nil, metaErr == nil)
+			}
+			if r := scope.Refused(scoped); r == nil || r.Reason != scope.ReasonWrite {
+				t.Fatalf("write %d: scope %q, workspace %s is outside: refusal %+v, want %s", i, header, ws, r, scope.ReasonWrite)
 			}
 		}
 	}
+	if inside < 20 || outside < 20 {
+		t.Fatalf("%d writes inside the scope, %d outside: the draws do not exercise both", inside, outside)
+	}
+	// Nothing else reached the store, under any name: it holds as many objects as writes were accepted.
+	var objects int
+	err = filepath.WalkDir(filepath.Join(dir, "objects"), func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			objects++
+		}
+		return err
+	})
+	if err != nil || objects != inside {
+		t.Fatalf("the store holds %d objects after %d accepted writes (%d refused): %v", objects, inside, outside, err)
+	}
+	t.Logf("%d writes: %d inside the scope stored, %d outside refused", inside+outside, inside, outside)
 }
 
 // objectInScope is scopeOracle for a stored key (artifacts/{id} or workspaces/{ws}/{path}).
