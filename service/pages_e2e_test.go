@@ -191,3 +191,59 @@ func partSequence(v any, key string) []string {
 	}
 	return nil
 }
+
+// TestReadyBeforeTheRendererLoads: a worker on a fresh DATA_DIR is ready with nothing of the PDF
+// renderer compiled or loaded (DATA_DIR/wasm-cache does not exist yet), and a PDF that needs no
+// drawing (a PDF-reading model, a text-only one) leaves it so. The compiled module is then placed
+// in DATA_DIR/wasm-cache (the renderer's cache directory), after the start: the first PDF drawn
+// finds it there and compiles nothing (the cache gains no file, as on a miss it would:
+// pdfpages.TestRestartReadsTheCompiledModule), so the renderer was first read when that PDF needed
+// it.
+func TestReadyBeforeTheRendererLoads(t *testing.T) {
+	// The machine's shared compilation cache, compiled here if this is the first test run.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := pdfpagestest.Renderer(t).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w := startWorker(t)
+	cache := filepath.Join(w.Config.DataDir, "wasm-cache")
+	if got := w.Config.Renderer().CacheDir; got != cache {
+		t.Fatalf("the renderer's compilation cache is %q, want %q", got, cache)
+	}
+	if entries, err := os.ReadDir(cache); !os.IsNotExist(err) {
+		t.Fatalf("ready with %s holding %d entries (%v): the renderer ran at start", cache, len(entries), err)
+	}
+	w.PutArtifact("rep", "application/pdf", "report.pdf", testfiles.PDFFile("report.pdf"))
+	for _, caps := range [][]string{{"text", "vision", "file"}, {"text"}} {
+		rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "artifact:rep", Capabilities: caps, Locale: "en", Dialect: "anthropic"})
+		if !rep.OK || res.Routing == contracts.RoutePages {
+			t.Fatalf("capabilities %v: %+v, routing %s", caps, rep.Error, res.Routing)
+		}
+	}
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Fatalf("a PDF that needed no drawing made %s (%v)", cache, err)
+	}
+
+	if err := os.CopyFS(cache, os.DirFS(pdfpagestest.CacheDir())); err != nil {
+		t.Fatal(err)
+	}
+	files := func() []string {
+		var names []string
+		_ = filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				names = append(names, p)
+			}
+			return nil
+		})
+		return names
+	}
+	before := files()
+	rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "artifact:rep", Capabilities: []string{"text", "vision"}, Locale: "en", Dialect: "anthropic", Pages: "1"})
+	if !rep.OK || res.Routing != contracts.RoutePages || res.Pages == nil || len(res.Pages.Images) != 1 {
+		t.Fatalf("the first PDF drawn: %+v, routing %s", rep.Error, res.Routing)
+	}
+	if after := files(); len(before) == 0 || !slices.Equal(after, before) {
+		t.Fatalf("the cache held %v when the first PDF was drawn and %v after: the module was compiled, not loaded", before, after)
+	}
+}
