@@ -154,7 +154,7 @@ func wasmImports(bin []byte) ([]wasmImport, error) {
 		if !ok {
 			return nil, fail
 		}
-		imports := make([]wasmImport, 0, count)
+		imports := make([]wasmImport, 0, min(int(count), len(p)))
 		for range count {
 			var im wasmImport
 			var ok1, ok2 bool
