@@ -54,14 +54,9 @@ func TestHistoryPDFPagesInEveryDialect(t *testing.T) {
 				t.Fatalf("pages %+v", res.Pages)
 			}
 			seq := sequence(t, res.Assembly)
-			var texts []string
-			for i, s := range seq {
-				if s == "I" && i > 0 && strings.HasPrefix(seq[i-1], "T:report.pdf, page ") {
-					texts = append(texts, seq[i-1])
-				}
-			}
-			if len(texts) != 2 || !strings.HasPrefix(texts[0], "T:report.pdf, page 1 of 2\nText layer:\nQuarterly Report") ||
-				!strings.HasPrefix(texts[1], "T:report.pdf, page 2 of 2\nText layer:\nPage two") || strings.Count(strings.Join(seq, "\x00"), "I") != 2 {
+			texts := pageTexts(seq, "report.pdf")
+			if len(texts) != 2 || !strings.HasPrefix(texts[0], "report.pdf, page 1 of 2\nText layer:\nQuarterly Report") ||
+				!strings.HasPrefix(texts[1], "report.pdf, page 2 of 2\nText layer:\nPage two") || strings.Count(strings.Join(seq, "\x00"), "I") != 2 {
 				t.Errorf("assembly %q", seq)
 			}
 			for _, caps := range [][]string{{"text", "vision", "file"}, {"text"}} {

@@ -126,12 +126,7 @@ func TestEveryPDFForEveryKindOfModelInEveryDialect(t *testing.T) {
 					t.Errorf("content %q does not name the pages left out", res.Content)
 				}
 				// Each page's text part comes right before its image, in order.
-				var texts []string
-				for i, s := range seq {
-					if s == "I" && i > 0 && strings.HasPrefix(seq[i-1], "T:"+name+", page ") {
-						texts = append(texts, strings.TrimPrefix(seq[i-1], "T:"))
-					}
-				}
+				texts := pageTexts(seq, name)
 				if len(texts) != len(p.Images) {
 					t.Fatalf("%d images preceded by their page's name, want %d: %q", len(texts), len(p.Images), texts)
 				}

@@ -57,6 +57,19 @@ func getArtifact(t *testing.T, h *handlers.GetArtifact, req map[string]any) (con
 	return res, nil
 }
 
+// pageTexts returns, in order, the text parts of seq (a sequence's "T:" entries, prefix removed)
+// that come right before an image and start with name's page title ("report.pdf, page "): the
+// page texts the images follow.
+func pageTexts(seq []string, name string) []string {
+	var texts []string
+	for i, s := range seq {
+		if s == "I" && i > 0 && strings.HasPrefix(seq[i-1], "T:"+name+", page ") {
+			texts = append(texts, strings.TrimPrefix(seq[i-1], "T:"))
+		}
+	}
+	return texts
+}
+
 // sequence lists an assembly's parts in order: "T:" and the text of each text part, "I" for each
 // image part (a data:image URL, an image MIME type, or a Bedrock image format), in every dialect.
 func sequence(t *testing.T, a contracts.Assembly) []string {
@@ -134,14 +147,9 @@ func TestPagesForAVisionOnlyModelInEveryDialect(t *testing.T) {
 			}
 			// Each page: its name and text layer, then its image, in order.
 			seq := sequence(t, res.Assembly)
-			var pages []string
-			for i, s := range seq {
-				if s == "I" && i > 0 && strings.HasPrefix(seq[i-1], "T:report.pdf, page ") {
-					pages = append(pages, seq[i-1])
-				}
-			}
-			if len(pages) != 2 || !strings.HasPrefix(pages[0], "T:report.pdf, page 1 of 2\nText layer:\nQuarterly Report") ||
-				!strings.HasPrefix(pages[1], "T:report.pdf, page 2 of 2\nText layer:\n") || !strings.Contains(pages[1], "Page two") {
+			pages := pageTexts(seq, "report.pdf")
+			if len(pages) != 2 || !strings.HasPrefix(pages[0], "report.pdf, page 1 of 2\nText layer:\nQuarterly Report") ||
+				!strings.HasPrefix(pages[1], "report.pdf, page 2 of 2\nText layer:\n") || !strings.Contains(pages[1], "Page two") {
 				t.Errorf("pages in the assembly: %q (sequence %d parts)", pages, len(seq))
 			}
 			if n := strings.Count(strings.Join(seq, "\x00"), "I"); n != 2 {

@@ -3,8 +3,6 @@ package pdfpages
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -28,7 +26,7 @@ func TestMemoryLimitFailsThePageAlone(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a cold compile takes seconds
 	defer cancel()
 	unbounded := Options{Target: imaging.Target{Formats: []string{"png"}, MaxLongEdge: 3000}}
-	cacheDir := filepath.Join(os.TempDir(), "artifact-worker-wasm-cache") // pdfpagestest.CacheDir
+	cacheDir := sharedCacheDir()
 
 	tight := Config{CacheDir: cacheDir, Instances: 1}
 	tight.SetDefaults()

@@ -19,6 +19,10 @@ import (
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
 )
 
+// sharedCacheDir is the compilation cache the tests of the machine share: pdfpagestest.CacheDir,
+// which this package's internal tests cannot import (it imports this package).
+func sharedCacheDir() string { return filepath.Join(os.TempDir(), "artifact-worker-wasm-cache") }
+
 // openByPath asks one of pool's instances to open path itself (FPDF_LoadDocument: the module
 // reads the file through its WASI filesystem, not through the worker).
 func openByPath(ctx context.Context, t *testing.T, pool pdfium.Pool, path string) error {
@@ -47,8 +51,7 @@ func TestModuleHasNoFilesystem(t *testing.T) {
 	if err := os.WriteFile(path, testfiles.PDFFile("report.pdf"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The compilation cache the tests share (pdfpagestest.CacheDir, which imports this package).
-	cacheDir := filepath.Join(os.TempDir(), "artifact-worker-wasm-cache")
+	cacheDir := sharedCacheDir()
 
 	r, err := New(Config{CacheDir: cacheDir, Instances: 1})
 	if err != nil {

@@ -19,15 +19,18 @@ import (
 	"github.com/agentworks/artifact-worker/service"
 )
 
+// withSharedWasmCache gives the worker the compiled module the other tests of the machine share
+// (pdfpagestest.CacheDir), when there is one: a cold compile takes seconds, and the first PDF drawn
+// would wait for it (within its delivery's time).
+func withSharedWasmCache(c *service.Config) {
+	_ = os.CopyFS(filepath.Join(c.DataDir, "wasm-cache"), os.DirFS(pdfpagestest.CacheDir()))
+}
+
 // TestGetArtifactPDFPagesEndToEnd: a PDF in the store, a request over NATS for a model that reads
 // images but takes no PDF, the reply with the page asked for as an image, through the service's
 // wiring (the renderer Build makes, its cache under DATA_DIR).
 func TestGetArtifactPDFPagesEndToEnd(t *testing.T) {
-	w := startWorker(t, func(c *service.Config) {
-		// The compiled module the other tests of the machine share, when there is one: a cold
-		// compile takes seconds (the request would wait for it, within its delivery's time).
-		_ = os.CopyFS(filepath.Join(c.DataDir, "wasm-cache"), os.DirFS(pdfpagestest.CacheDir()))
-	})
+	w := startWorker(t, withSharedWasmCache)
 	w.PutArtifact("rep", "application/pdf", "report.pdf", testfiles.PDFFile("report.pdf"))
 	rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "artifact:rep", Capabilities: []string{"text", "vision"}, Locale: "en", Dialect: "anthropic", Pages: "2"})
 	if !rep.OK {
@@ -46,9 +49,7 @@ func TestGetArtifactPDFPagesEndToEnd(t *testing.T) {
 // ([File:history_...]) and fetched for a model that reads images but takes no PDF comes back as
 // its pages, each after the same text as tool.get_artifact sends (its name and text layer).
 func TestGetHistoryImagePDFPagesEndToEnd(t *testing.T) {
-	w := startWorker(t, func(c *service.Config) {
-		_ = os.CopyFS(filepath.Join(c.DataDir, "wasm-cache"), os.DirFS(pdfpagestest.CacheDir()))
-	})
+	w := startWorker(t, withSharedWasmCache)
 	data := testfiles.PDFFile("report.pdf")
 	pdf := base64.StdEncoding.EncodeToString(data)
 	// openai-chat: its file parts carry the filename, cached with the PDF.
@@ -107,9 +108,7 @@ func TestGetHistoryImagePDFPagesEndToEnd(t *testing.T) {
 // turn: each page's name and text layer, then its image (gemini's functionResponse holds the texts
 // in its response and the images in its parts), both images kept.
 func TestPDFPagesIntoTheNextTurnEndToEnd(t *testing.T) {
-	w := startWorker(t, func(c *service.Config) {
-		_ = os.CopyFS(filepath.Join(c.DataDir, "wasm-cache"), os.DirFS(pdfpagestest.CacheDir()))
-	})
+	w := startWorker(t, withSharedWasmCache)
 	w.PutArtifact("turn-rep", "application/pdf", "report.pdf", testfiles.PDFFile("report.pdf"))
 	for _, dialect := range contracts.Dialects {
 		t.Run(dialect, func(t *testing.T) {

@@ -3,15 +3,12 @@ package service_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/agentworks/artifact-worker/contracts"
 	"github.com/agentworks/artifact-worker/internal/testing/testfiles"
-	"github.com/agentworks/artifact-worker/pdfpages/pdfpagestest"
-	"github.com/agentworks/artifact-worker/service"
 )
 
 // TestReadmeDocumentsExample: the README's "Documents" example is what the worker answers to
@@ -33,10 +30,7 @@ func TestReadmeDocumentsExample(t *testing.T) {
 		t.Fatalf("the README's Documents example is not JSON: %v\n%s", err, block)
 	}
 
-	w := startWorker(t, func(c *service.Config) {
-		// The compiled module the other tests of the machine share (see TestGetArtifactPDFPagesEndToEnd).
-		_ = os.CopyFS(filepath.Join(c.DataDir, "wasm-cache"), os.DirFS(pdfpagestest.CacheDir()))
-	})
+	w := startWorker(t, withSharedWasmCache)
 	w.PutArtifact("report", "application/pdf", "report.pdf", testfiles.PDFFile("report.pdf"))
 	// The request the README describes, over NATS to the worker.
 	rep, res := getArtifact(t, w, contracts.GetArtifactRequest{Ref: "artifact:report", Capabilities: []string{"text", "vision"}, Dialect: "anthropic", Locale: "en", Media: "assembly"})

@@ -72,12 +72,6 @@ func fileAttrs(workspaceID, cleanPath string) []attribute.KeyValue {
 	return []attribute.KeyValue{attribute.String("worker.workspace_id", workspaceID), attribute.String("worker.path", cleanPath)}
 }
 
-func (f tracedFiles) RecordWrite(ctx context.Context, workspaceID, cleanPath, mimeType string, mod contracts.Modification) (m workspace.FileMeta, err error) {
-	ctx, end := span(ctx, f.tracer, "kv "+workspace.DefaultMetaBucket+" record_write", fileAttrs(workspaceID, cleanPath)...)
-	defer func() { end(err) }()
-	return f.MetaStore.RecordWrite(ctx, workspaceID, cleanPath, mimeType, mod)
-}
-
 func (f tracedFiles) RecordStored(ctx context.Context, workspaceID, cleanPath, mimeType string, size int64, mod contracts.Modification) (m workspace.FileMeta, err error) {
 	ctx, end := span(ctx, f.tracer, "kv "+workspace.DefaultMetaBucket+" record_write", fileAttrs(workspaceID, cleanPath)...)
 	defer func() { end(err) }()
